@@ -1,0 +1,45 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// ToolInfo is one entry of the tools/list result.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// List returns the tool definitions, sorted by name.
+func List() []ToolInfo {
+	out := []ToolInfo{}
+	for _, n := range Names() {
+		m := registry[n]
+		if !m.Tool {
+			continue
+		}
+		out = append(out, ToolInfo{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema})
+	}
+	return out
+}
+
+func toolNames() []string {
+	var names []string
+	for _, t := range List() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func init() {
+	register(Method{
+		Name: "tools/list",
+		Call: func(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+			return List(), nil
+		},
+	})
+}

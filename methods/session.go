@@ -1,0 +1,264 @@
+package methods
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/spill"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Config holds the defaults given on the command line; initialize params
+// override them.
+type Config struct {
+	// Root is the workspace root used when initialize names none ("" = cwd).
+	Root string
+	// DataDir is the data directory used when initialize names none ("" =
+	// $XDG_STATE_HOME/toolrpc, else ~/.local/state/toolrpc).
+	DataDir string
+	// SessionID is the session id used when initialize names none ("" = random).
+	SessionID string
+	// Version is reported in serverInfo.
+	Version string
+}
+
+// Session is the state one initialize creates: roots, scratch dir, source set,
+// and each tool's caches.
+type Session struct {
+	// ID is the session id.
+	ID string
+	// DataDir is the data directory holding scratch/ and checkpoints/.
+	DataDir string
+	// Roots resolves and classifies every path argument.
+	Roots *walk.Roots
+	// Scratch is the session's scratch directory (created at the first spill).
+	Scratch *spill.Dir
+	// Sources is the edit source set.
+	Sources *sourceset.Set
+
+	state sync.Map // per-tool lazily built state, see lazy
+	once  sync.Map // key -> *sync.Once
+}
+
+// lazy returns the per-session value stored under key, building it with mk the
+// first time. Tool files use it for caches so they need not edit Session.
+func (s *Session) lazy(key string, mk func() any) any {
+	o, _ := s.once.LoadOrStore(key, new(sync.Once))
+	o.(*sync.Once).Do(func() { s.state.Store(key, mk()) })
+	v, _ := s.state.Load(key)
+	return v
+}
+
+// initOptions is initializationOptions (SPEC §1).
+type initOptions struct {
+	SessionID     *string  `json:"sessionId"`
+	DataDir       *string  `json:"dataDir"`
+	ExternalRoots []string `json:"externalRoots"`
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// NewSession builds the session an initialize request describes.
+func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
+	var opts initOptions
+	if p.InitializationOptions != nil {
+		b, err := json.Marshal(p.InitializationOptions)
+		if err != nil {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+		}
+		if err := json.Unmarshal(b, &opts); err != nil {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+		}
+	}
+	id := cfg.SessionID
+	if opts.SessionID != nil {
+		id = *opts.SessionID
+	}
+	if id == "" {
+		id = randomID()
+	}
+	if !sessionIDPattern.MatchString(id) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "sessionId %q must match %s", id, sessionIDPattern)
+	}
+	dataDir := cfg.DataDir
+	if opts.DataDir != nil {
+		dataDir = *opts.DataDir
+	}
+	if dataDir == "" {
+		d, err := defaultDataDir()
+		if err != nil {
+			return nil, err
+		}
+		dataDir = d
+	}
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %v", err)
+	}
+	roots, err := workspaceRoots(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	scratch := spill.New(dataDir, id)
+	r, err := walk.NewRoots(roots, scratch.Path(), opts.ExternalRoots)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+	}
+	return &Session{ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New()}, nil
+}
+
+func workspaceRoots(cfg Config, p *protocol.InitializeParams) ([]string, error) {
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		d, err := uriPath(f.URI)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, d)
+	}
+	if len(roots) == 0 && p.RootURI != "" {
+		d, err := uriPath(string(p.RootURI))
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, d)
+	}
+	if len(roots) == 0 && cfg.Root != "" {
+		roots = append(roots, cfg.Root)
+	}
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		roots = append(roots, wd)
+	}
+	return roots, nil
+}
+
+func uriPath(u string) (string, error) {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme != "file" || parsed.Path == "" {
+		return "", rpc.Errorf(rpc.InvalidArgument, "workspace root %q is not a file:// URI", u)
+	}
+	return parsed.Path, nil
+}
+
+func defaultDataDir() (string, error) {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "toolrpc"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("no dataDir given and no home directory to default to")
+	}
+	return filepath.Join(home, ".local", "state", "toolrpc"), nil
+}
+
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Toolbox serves the registered methods; it implements rpc.Service.
+type Toolbox struct {
+	cfg Config
+
+	mu      sync.Mutex
+	session *Session
+}
+
+// NewToolbox returns a Toolbox with the command line's defaults.
+func NewToolbox(cfg Config) *Toolbox { return &Toolbox{cfg: cfg} }
+
+// initializeResult is the initialize result of SPEC §1.
+type initializeResult struct {
+	Capabilities map[string]any   `json:"capabilities"`
+	ServerInfo   serverInfo       `json:"serverInfo"`
+	Limits       map[string]int64 `json:"limits"`
+	ScratchDir   string           `json:"scratchDir"`
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Initialize builds the session and returns the initialize result.
+func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) (any, error) {
+	s, err := NewSession(t.cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := startSession(s); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.session = s
+	t.mu.Unlock()
+	return initializeResult{
+		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
+		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},
+		Limits:       limits.Table(),
+		ScratchDir:   s.Scratch.Path(),
+	}, nil
+}
+
+// startSessionHooks run when a session starts (e.g. sweeping stale scratch dirs).
+var startSessionHooks []func(*Session) error
+
+// closeSessionHooks run at shutdown, before the scratch dir is removed.
+var closeSessionHooks []func(*Session)
+
+func startSession(s *Session) error {
+	for _, h := range startSessionHooks {
+		if err := h(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Handler returns the handler of method, or nil when no such method exists.
+func (t *Toolbox) Handler(method string) rpc.Handler {
+	m, ok := registry[method]
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, call *rpc.Call) (any, error) {
+		t.mu.Lock()
+		s := t.session
+		t.mu.Unlock()
+		return m.Call(ctx, s, call)
+	}
+}
+
+// Shutdown releases the session: its scratch dir is removed.
+func (t *Toolbox) Shutdown() {
+	t.mu.Lock()
+	s := t.session
+	t.session = nil
+	t.mu.Unlock()
+	if s == nil {
+		return
+	}
+	for _, h := range closeSessionHooks {
+		h(s)
+	}
+	_ = s.Scratch.Remove()
+}

@@ -1,0 +1,17 @@
+// Package rpc serves toolrpc over LSP-framed JSON-RPC 2.0 so that a malformed
+// frame is answered, never fatal, and no notification of a call is written
+// after that call's reply.
+//
+// # Framing
+//
+// Frames are "Content-Length: N\r\n\r\n" plus N bytes of UTF-8 JSON. Header
+// names are case-insensitive; a frame larger than limits.MaxFrameBytes is
+// answered with -32600 and its body skipped without being allocated, after
+// which the stream resynchronises on the next header.
+//
+// # Lifecycle
+//
+// initialize must come first (-32002 otherwise); shutdown cancels running calls
+// and releases the session; exit ends the process (0 after shutdown, else 1);
+// EOF on the input behaves like shutdown followed by exit.
+package rpc

@@ -1,0 +1,106 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// JSON-RPC error codes the server sends (SPEC §10).
+const (
+	CodeParseError           = -32700
+	CodeInvalidRequest       = -32600
+	CodeMethodNotFound       = -32601
+	CodeInvalidParams        = -32602
+	CodeInternalError        = -32603
+	CodeServerNotInitialized = -32002
+	CodeToolFailure          = -32001
+	CodeRequestCancelled     = -32800
+)
+
+// Stable data.code strings of SPEC §10.
+const (
+	InvalidArgument  = "INVALID_ARGUMENT"
+	Cancelled        = "CANCELLED"
+	BinaryContent    = "TOOL_BINARY_CONTENT"
+	NotFound         = "NOT_FOUND"
+	IsDirectory      = "IS_DIRECTORY"
+	PermissionDenied = "PERMISSION_DENIED"
+	Timeout          = "TIMEOUT"
+	StaleTag         = "STALE_TAG"
+	LineNotVisible   = "LINE_NOT_VISIBLE"
+	IOError          = "IO_ERROR"
+)
+
+// Error is the one wire error of toolrpc. Kind is the data.code of SPEC §10
+// (empty for the plain protocol errors); Data, when set, must marshal to a JSON
+// object, into which "code" is merged.
+type Error struct {
+	Code    int64
+	Kind    string
+	Message string
+	Data    any
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Kind != "" {
+		return e.Kind + ": " + e.Message
+	}
+	return e.Message
+}
+
+// Errorf returns a tool error of the given data.code. The JSON-RPC code follows
+// from the kind: INVALID_ARGUMENT is -32602, CANCELLED -32800, the rest -32001.
+func Errorf(kind, format string, args ...any) *Error {
+	return &Error{Code: codeOf(kind), Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithData returns a copy of e carrying data, which must marshal to a JSON object.
+func (e *Error) WithData(data any) *Error {
+	c := *e
+	c.Data = data
+	return &c
+}
+
+func codeOf(kind string) int64 {
+	switch kind {
+	case InvalidArgument:
+		return CodeInvalidParams
+	case Cancelled:
+		return CodeRequestCancelled
+	default:
+		return CodeToolFailure
+	}
+}
+
+// wireData renders the data member: Data's object with "code" merged in.
+func (e *Error) wireData() (json.RawMessage, error) {
+	if e.Kind == "" && e.Data == nil {
+		return nil, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if e.Data != nil {
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("marshal error data: %w", err)
+		}
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return nil, fmt.Errorf("error data is not an object: %w", err)
+		}
+	}
+	if e.Kind != "" {
+		obj["code"], _ = json.Marshal(e.Kind)
+	}
+	return json.Marshal(obj)
+}
+
+// AsError converts any error a handler returns into the wire error: an *Error
+// anywhere in the chain keeps its code; anything else is an IO_ERROR tool failure.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeToolFailure, Kind: IOError, Message: err.Error()}
+}

@@ -1,0 +1,5 @@
+package walk
+
+import "syscall"
+
+var syscallENOTDIR error = syscall.ENOTDIR
