@@ -28,7 +28,7 @@ func List() []ToolInfo {
 }
 
 func toolNames() []string {
-	var names []string
+	names := []string{}
 	for _, t := range List() {
 		names = append(names, t.Name)
 	}

@@ -1,0 +1,475 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var binFlag = flag.String("bin", "", "server binary to test (default: $TOOLRPC_BIN, else build ./cmd/toolrpc)")
+
+// bin is the path of the server under test, set by TestMain.
+var bin string
+
+// replyWait is a backstop so a broken server fails a test instead of hanging
+// it; it is not a speed assertion.
+var replyWait = 3 * time.Minute
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	bin = *binFlag
+	if bin == "" {
+		bin = os.Getenv("TOOLRPC_BIN")
+	}
+	cleanup := func() {}
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "toolrpc-conformance-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		bin = filepath.Join(dir, "toolrpc")
+		build := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/cmd/toolrpc")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build toolrpc:", err)
+			cleanup()
+			os.Exit(2)
+		}
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// rpcError is an error reply; Kind is its data.code.
+type rpcError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Kind    string          `json:"-"`
+}
+
+func (e *rpcError) Error() string { return fmt.Sprintf("%d %s: %s", e.Code, e.Kind, e.Message) }
+
+// frame is one message the server sent.
+type frame struct {
+	Raw    json.RawMessage
+	Method string
+	ID     json.RawMessage
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *rpcError
+}
+
+// IsNotification reports whether the frame is a notification.
+func (f *frame) IsNotification() bool { return f.Method != "" && f.ID == nil }
+
+type options struct {
+	root, dataDir, sessionID string
+	external                 []string
+	env                      []string
+	args                     []string
+	noInit                   bool
+	initParams               func(map[string]any)
+}
+
+type option func(*options)
+
+func withRoot(dir string) option                   { return func(o *options) { o.root = dir } }
+func withDataDir(dir string) option                { return func(o *options) { o.dataDir = dir } }
+func withSessionID(id string) option               { return func(o *options) { o.sessionID = id } }
+func withExternalRoots(d ...string) option         { return func(o *options) { o.external = d } }
+func withEnv(kv ...string) option                  { return func(o *options) { o.env = append(o.env, kv...) } }
+func withArgs(a ...string) option                  { return func(o *options) { o.args = append(o.args, a...) } }
+func withoutInitialize() option                    { return func(o *options) { o.noInit = true } }
+func withInitParams(f func(map[string]any)) option { return func(o *options) { o.initParams = f } }
+
+// server is a running server under test.
+type server struct {
+	Root, DataDir, SessionID, ScratchDir string
+	InitResult                           json.RawMessage
+
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *lockedBuffer
+	nextID int
+
+	mu       sync.Mutex
+	got      []*frame
+	waiters  map[string]chan *frame
+	replies  map[string]*frame
+	prog     map[string][]json.RawMessage
+	readDone chan struct{}
+	exited   chan struct{}
+	exitErr  error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// start spawns the server, initializes it and registers a cleanup that shuts
+// it down (shutdown, exit, wait).
+func start(t testing.TB, opts ...option) *server {
+	t.Helper()
+	o := options{}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.root == "" {
+		o.root = t.TempDir()
+	}
+	if o.dataDir == "" {
+		o.dataDir = t.TempDir()
+	}
+	if o.sessionID == "" {
+		o.sessionID = "s" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	s := &server{
+		Root: o.root, DataDir: o.dataDir, SessionID: o.sessionID,
+		stderr:   &lockedBuffer{},
+		waiters:  map[string]chan *frame{},
+		replies:  map[string]*frame{},
+		prog:     map[string][]json.RawMessage{},
+		readDone: make(chan struct{}),
+		exited:   make(chan struct{}),
+	}
+	s.cmd = exec.Command(bin, o.args...)
+	s.cmd.Dir = o.root
+	s.cmd.Env = append(os.Environ(), o.env...)
+	s.cmd.Stderr = s.stderr
+	var err error
+	s.stdin, err = s.cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := s.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, s.cmd.Start())
+	go s.readLoop(stdout)
+	go func() {
+		<-s.readDone
+		s.exitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
+	t.Cleanup(func() {
+		s.stop(t)
+		if t.Failed() {
+			t.Logf("server stderr (tail):\n%s", tail(s.stderr.String(), 4000))
+		}
+	})
+	if o.noInit {
+		return s
+	}
+	params := map[string]any{
+		"processId":    os.Getpid(),
+		"rootUri":      "file://" + o.root,
+		"capabilities": map[string]any{},
+		"initializationOptions": map[string]any{
+			"dataDir":   o.dataDir,
+			"sessionId": o.sessionID,
+		},
+	}
+	if len(o.external) > 0 {
+		params["initializationOptions"].(map[string]any)["externalRoots"] = o.external
+	}
+	if o.initParams != nil {
+		o.initParams(params)
+	}
+	s.InitResult = s.call(t, "initialize", params)
+	var init struct {
+		ScratchDir string `json:"scratchDir"`
+	}
+	require.NoError(t, json.Unmarshal(s.InitResult, &init))
+	s.ScratchDir = init.ScratchDir
+	s.notify(t, "initialized", map[string]any{})
+	return s
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// stop shuts the server down politely, then kills it if it does not exit.
+func (s *server) stop(t testing.TB) {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	id := s.sendRaw("shutdown", nil)
+	s.waitTimeout(id, 30*time.Second)
+	s.writeMsg(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	s.stdin.Close()
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// readLoop parses every frame the server writes.
+func (s *server) readLoop(r io.Reader) {
+	defer close(s.readDone)
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		n := -1
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "content-length") {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		if n < 0 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		s.dispatch(body)
+	}
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func (s *server) dispatch(body []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  *rpcError       `json:"error"`
+	}
+	f := &frame{Raw: append(json.RawMessage(nil), body...)}
+	if err := json.Unmarshal(body, &m); err == nil {
+		f.ID, f.Method, f.Params, f.Result, f.Error = m.ID, m.Method, m.Params, m.Result, m.Error
+		if f.Error != nil && len(f.Error.Data) > 0 {
+			var d struct {
+				Code string `json:"code"`
+			}
+			_ = json.Unmarshal(f.Error.Data, &d)
+			f.Error.Kind = d.Code
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, f)
+	if f.Method == "$/progress" {
+		var p struct {
+			Token json.RawMessage `json:"token"`
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(f.Params, &p) == nil {
+			k := compact(p.Token)
+			s.prog[k] = append(s.prog[k], p.Value)
+		}
+		return
+	}
+	if f.Method == "" {
+		k := compact(f.ID)
+		s.replies[k] = f
+		if ch, ok := s.waiters[k]; ok {
+			ch <- f
+			delete(s.waiters, k)
+		}
+	}
+}
+
+func (s *server) writeMsg(msg any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		panic(err)
+	}
+	s.writeRaw(append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(b))), b...))
+}
+
+// writeRaw writes bytes to the server's stdin as they are.
+func (s *server) writeRaw(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _ = s.stdin.Write(b)
+}
+
+func (s *server) sendRaw(method string, params any) json.RawMessage {
+	s.mu.Lock()
+	s.nextID++
+	id := json.RawMessage(strconv.Itoa(s.nextID))
+	s.mu.Unlock()
+	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	s.writeMsg(msg)
+	return id
+}
+
+// send sends a request without waiting and returns its id.
+func (s *server) send(t testing.TB, method string, params any) json.RawMessage {
+	t.Helper()
+	return s.sendRaw(method, params)
+}
+
+// sendWithID sends a request with the given raw JSON id.
+func (s *server) sendWithID(t testing.TB, id json.RawMessage, method string, params any) {
+	t.Helper()
+	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	s.writeMsg(msg)
+}
+
+// notify sends a notification.
+func (s *server) notify(t testing.TB, method string, params any) {
+	t.Helper()
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	s.writeMsg(msg)
+}
+
+func (s *server) waitTimeout(id json.RawMessage, d time.Duration) *frame {
+	k := compact(id)
+	s.mu.Lock()
+	if f, ok := s.replies[k]; ok {
+		s.mu.Unlock()
+		return f
+	}
+	ch := make(chan *frame, 1)
+	s.waiters[k] = ch
+	s.mu.Unlock()
+	select {
+	case f := <-ch:
+		return f
+	case <-s.readDone:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.replies[k]
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// wait blocks until the reply to id arrives.
+func (s *server) wait(t testing.TB, id json.RawMessage) *frame {
+	t.Helper()
+	f := s.waitTimeout(id, replyWait)
+	require.NotNil(t, f, "no reply to request %s", id)
+	return f
+}
+
+// request sends a request and returns its result or error.
+func (s *server) request(t testing.TB, method string, params any) (json.RawMessage, *rpcError) {
+	t.Helper()
+	f := s.wait(t, s.send(t, method, params))
+	return f.Result, f.Error
+}
+
+// call sends a request and requires a result.
+func (s *server) call(t testing.TB, method string, params any) json.RawMessage {
+	t.Helper()
+	res, e := s.request(t, method, params)
+	require.Nil(t, e, "%s failed: %v", method, e)
+	return res
+}
+
+// callErr sends a request and requires an error reply.
+func (s *server) callErr(t testing.TB, method string, params any) *rpcError {
+	t.Helper()
+	res, e := s.request(t, method, params)
+	require.NotNil(t, e, "%s succeeded unexpectedly: %s", method, res)
+	return e
+}
+
+// progress returns the value of every $/progress received for token (compared
+// as compact JSON), in arrival order.
+func (s *server) progress(token json.RawMessage) []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.prog[compact(token)]...)
+}
+
+// frames returns every frame the server sent so far, in order.
+func (s *server) frames() []*frame {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*frame(nil), s.got...)
+}
+
+// pid returns the server's process id.
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// waitExit waits for the server process to exit and returns its status.
+func (s *server) waitExit(t testing.TB) int {
+	t.Helper()
+	select {
+	case <-s.exited:
+	case <-time.After(replyWait):
+		t.Fatalf("server did not exit")
+	}
+	if s.exitErr == nil {
+		return 0
+	}
+	if ee, ok := s.exitErr.(*exec.ExitError); ok {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+			return -int(st.Signal())
+		}
+		return ee.ExitCode()
+	}
+	t.Fatalf("wait: %v", s.exitErr)
+	return -1
+}
+
+// decode unmarshals raw into a T.
+func decode[T any](t testing.TB, raw json.RawMessage) T {
+	t.Helper()
+	var v T
+	require.NoError(t, json.Unmarshal(raw, &v), "decode %s", raw)
+	return v
+}

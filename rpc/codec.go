@@ -1,0 +1,346 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// maxFrameBytes is the largest body the codec accepts; tests lower it.
+var maxFrameBytes int64 = limits.MaxFrameBytes
+
+// Stream is toolrpc's LSP-framed jsonrpc2.ObjectStream. Unlike the stock
+// codec it never lets a bad frame end the connection: a malformed body is
+// answered with -32700, an invalid request with -32600, an oversized frame
+// with -32600 (its body skipped without being allocated), and the next frame
+// is read. Only a clean EOF (io.EOF) or a truncated frame
+// (io.ErrUnexpectedEOF) ends ReadObject.
+//
+// Request ids are carried through jsonrpc2 as strings holding the id's JSON
+// text, and written back verbatim, so any string or number the client sends
+// (-1, 1e3, 2^64) is echoed exactly.
+type Stream struct {
+	r   *bufio.Reader
+	c   io.Closer
+	log *log.Logger
+
+	wmu sync.Mutex
+	w   *bufio.Writer
+}
+
+// NewStream returns a Stream reading frames from r and writing them to w;
+// Close closes c (which may be nil).
+func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Stream {
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	return &Stream{r: bufio.NewReaderSize(r, 64*1024), w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+}
+
+// Close closes the underlying input.
+func (s *Stream) Close() error {
+	if s.c == nil {
+		return nil
+	}
+	return s.c.Close()
+}
+
+// errSkip reports a frame that was answered or dropped; reading goes on.
+var errSkip = errors.New("frame skipped")
+
+// ReadObject reads the next valid request into v (a jsonrpc2 message).
+func (s *Stream) ReadObject(v any) error {
+	for {
+		body, err := s.readFrame()
+		if errors.Is(err, errSkip) {
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				s.log.Printf("input ended inside a frame: %v", err)
+			}
+			return err
+		}
+		msg, err := s.prepare(body)
+		if err != nil {
+			continue
+		}
+		if err := json.Unmarshal(msg, v); err != nil {
+			s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
+			continue
+		}
+		return nil
+	}
+}
+
+// readFrame reads one header block and its body. Header errors are answered
+// here and reported as errSkip.
+func (s *Stream) readFrame() ([]byte, error) {
+	length := int64(-1)
+	headerBytes := 0
+	started := false
+	for {
+		line, err := s.r.ReadSlice('\n')
+		headerBytes += len(line)
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// An overlong header line: drop it and everything to the next line end.
+				for errors.Is(err, bufio.ErrBufferFull) {
+					_, err = s.r.ReadSlice('\n')
+				}
+				if err != nil {
+					return nil, io.ErrUnexpectedEOF
+				}
+				s.replyError(nil, CodeInvalidRequest, "invalid frame: header line too long")
+				return nil, errSkip
+			}
+			if errors.Is(err, io.EOF) {
+				if !started && len(bytes.TrimSpace(line)) == 0 {
+					return nil, io.EOF
+				}
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		trimmed := bytes.TrimRight(line, "\r\n")
+		if len(trimmed) == 0 {
+			if !started {
+				continue // stray blank line between frames
+			}
+			break
+		}
+		started = true
+		if headerBytes > limits.MaxHeaderBytes {
+			s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: header block over %d bytes", limits.MaxHeaderBytes))
+			return nil, errSkip
+		}
+		name, value, ok := splitHeader(trimmed)
+		if !ok {
+			// Garbage before a header (e.g. the rest of a body sent without a
+			// length): resynchronise on a Content-Length inside the line.
+			if i := indexFold(trimmed, "content-length:"); i >= 0 {
+				name, value, _ = splitHeader(trimmed[i:])
+			} else {
+				s.log.Printf("ignoring malformed header line %q", clipForLog(trimmed))
+				continue
+			}
+		}
+		if bytes.EqualFold(name, []byte("content-length")) {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+			if err != nil || n < 0 {
+				s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: bad Content-Length %q", clipForLog(value)))
+				length = -2
+				continue
+			}
+			length = n
+		}
+	}
+	switch {
+	case length == -2:
+		return nil, errSkip
+	case length < 0:
+		s.replyError(nil, CodeInvalidRequest, "invalid frame: missing Content-Length header")
+		return nil, errSkip
+	case length > maxFrameBytes:
+		s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: Content-Length %d exceeds the %d-byte limit", length, maxFrameBytes))
+		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, errSkip
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(s.r, body); err != nil {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return body, nil
+}
+
+func splitHeader(line []byte) (name, value []byte, ok bool) {
+	i := bytes.IndexByte(line, ':')
+	if i <= 0 {
+		return nil, nil, false
+	}
+	name = bytes.TrimSpace(line[:i])
+	for _, c := range name {
+		if c <= ' ' || c >= 0x7f {
+			return nil, nil, false
+		}
+	}
+	return name, line[i+1:], true
+}
+
+func indexFold(s []byte, lowerSub string) int {
+	return bytes.Index(bytes.ToLower(s), []byte(lowerSub))
+}
+
+func clipForLog(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}
+
+// envelope is the part of a message the codec checks.
+type envelope struct {
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// wireRequest is a validated request as handed to jsonrpc2: the id, when
+// present, is a JSON string holding the id's original JSON text.
+type wireRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	ID      *string         `json:"id,omitempty"`
+}
+
+// prepare validates a body and returns the request to hand to jsonrpc2.
+// Invalid bodies are answered here and reported as an error.
+func (s *Stream) prepare(body []byte) ([]byte, error) {
+	if !utf8.Valid(body) {
+		s.replyError(nil, CodeParseError, "parse error: body is not valid UTF-8")
+		return nil, errSkip
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		s.replyError(nil, CodeParseError, "parse error: empty body")
+		return nil, errSkip
+	}
+	var probe json.RawMessage
+	if err := json.Unmarshal(trimmed, &probe); err != nil {
+		s.replyError(nil, CodeParseError, "parse error: "+err.Error())
+		return nil, errSkip
+	}
+	switch trimmed[0] {
+	case '{':
+	case '[':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: batch requests are not supported")
+		return nil, errSkip
+	default:
+		s.replyError(nil, CodeInvalidRequest, "invalid request: a message must be a JSON object")
+		return nil, errSkip
+	}
+	var env envelope
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil, errSkip
+	}
+	var id json.RawMessage
+	if len(env.ID) > 0 {
+		switch env.ID[0] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			var buf bytes.Buffer
+			_ = json.Compact(&buf, env.ID)
+			id = buf.Bytes()
+		default:
+			s.replyError(nil, CodeInvalidRequest, "invalid request: id must be a string or a number")
+			return nil, errSkip
+		}
+	}
+	if env.Method == nil {
+		if env.Result != nil || env.Error != nil {
+			return nil, errSkip // a response: the server sends no requests, so none is awaited
+		}
+		s.replyError(id, CodeInvalidRequest, "invalid request: missing method")
+		return nil, errSkip
+	}
+	if env.JSONRPC != nil && *env.JSONRPC != "2.0" {
+		s.replyError(id, CodeInvalidRequest, fmt.Sprintf("invalid request: jsonrpc must be \"2.0\", not %q", *env.JSONRPC))
+		return nil, errSkip
+	}
+	params := env.Params
+	if len(params) > 0 && params[0] != '{' && params[0] != '[' && string(params) != "null" {
+		if id == nil {
+			return nil, errSkip
+		}
+		s.replyError(id, CodeInvalidRequest, "invalid request: params must be an object or an array")
+		return nil, errSkip
+	}
+	req := wireRequest{JSONRPC: "2.0", Method: *env.Method, Params: params}
+	if id != nil {
+		text := string(id)
+		req.ID = &text
+	}
+	return json.Marshal(req)
+}
+
+// WriteObject writes one message. Responses carry the id's original JSON text.
+func (s *Stream) WriteObject(obj any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return s.writeFrame(restoreID(b))
+}
+
+// restoreID replaces a leading `{"id":"<json text>"` with `{"id":<json text>`.
+func restoreID(b []byte) []byte {
+	const prefix = `{"id":"`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return b
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[len(prefix)-1:]))
+	var text string
+	if err := dec.Decode(&text); err != nil || !json.Valid([]byte(text)) {
+		return b
+	}
+	end := len(prefix) - 1 + int(dec.InputOffset())
+	out := make([]byte, 0, len(b)-end+len(text)+7)
+	out = append(out, `{"id":`...)
+	out = append(out, text...)
+	return append(out, b[end:]...)
+}
+
+// errorResponse is a response the codec writes itself.
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   wireError       `json:"error"`
+}
+
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// replyError answers a frame the codec rejected; id nil means null.
+func (s *Stream) replyError(id json.RawMessage, code int64, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: msg}})
+	if err != nil {
+		s.log.Printf("marshal error reply: %v", err)
+		return
+	}
+	if err := s.writeFrame(b); err != nil {
+		s.log.Printf("write error reply: %v", err)
+	}
+}
+
+func (s *Stream) writeFrame(body []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
+		return err
+	}
+	if _, err := s.w.Write(body); err != nil {
+		return err
+	}
+	return s.w.Flush()
+}

@@ -1,0 +1,321 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"runtime/debug"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// Service is what the server runs: it builds the session at initialize,
+// names the handler of each method, and releases the session at shutdown.
+type Service interface {
+	// Initialize builds the session and returns the initialize result.
+	Initialize(ctx context.Context, p *protocol.InitializeParams) (any, error)
+	// Handler returns the handler of method, or nil when there is none.
+	Handler(method string) Handler
+	// Shutdown releases the session. It runs after every call has replied.
+	Shutdown()
+}
+
+// Options tune a server.
+type Options struct {
+	// MaxConcurrent bounds the calls running at once (default limits.MaxConcurrentCalls).
+	MaxConcurrent int
+	// Logger receives diagnostics; nil discards them. Never stdout.
+	Logger *log.Logger
+}
+
+type state int
+
+const (
+	stateNew state = iota
+	stateRunning
+	stateShutdown
+)
+
+// server is one connection's dispatcher.
+type server struct {
+	svc  Service
+	log  *log.Logger
+	sem  chan struct{}
+	base context.Context
+
+	mu      sync.Mutex
+	state   state
+	running map[string]context.CancelFunc
+	calls   sync.WaitGroup
+	acks    sync.WaitGroup // shutdown replies in flight
+
+	shutdownOnce sync.Once
+	exitOnce     sync.Once
+	exit         chan int
+}
+
+// Serve runs the JSON-RPC server on in/out until exit, end of input or host
+// death, and returns the process exit status: 0 after shutdown, else 1.
+// Closing in (or EOF on it) behaves like shutdown followed by exit.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts Options) int {
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = limits.MaxConcurrentCalls
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	var closer io.Closer
+	if c, ok := in.(io.Closer); ok {
+		closer = c
+	}
+	stream := NewStream(in, out, closer, logger)
+	s := &server{
+		svc:     svc,
+		log:     logger,
+		sem:     make(chan struct{}, opts.MaxConcurrent),
+		base:    context.WithoutCancel(ctx),
+		running: map[string]context.CancelFunc{},
+		exit:    make(chan int, 1),
+	}
+	conn := jsonrpc2.NewConn(context.Background(), stream, s, jsonrpc2.SetLogger(logger))
+	select {
+	case code := <-s.exit:
+		conn.Close()
+		return code
+	case <-conn.DisconnectNotify():
+		// EOF on the input: shutdown + exit.
+		s.shutdown()
+		return 0
+	case <-ctx.Done():
+		s.shutdown()
+		return 1
+	}
+}
+
+// Handle implements jsonrpc2.Handler. It runs serially in the read loop, so
+// everything that must happen in arrival order (cancel registration,
+// $/cancelRequest, state changes) happens here; the work runs in goroutines.
+func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		s.notification(conn, req)
+		return
+	}
+	id := json.RawMessage(req.ID.Str)
+	params := json.RawMessage("null")
+	if req.Params != nil {
+		params = *req.Params
+	}
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	switch {
+	case st == stateNew && req.Method != "initialize":
+		s.replyErr(conn, req.ID, &Error{Code: CodeServerNotInitialized, Message: fmt.Sprintf("%s before initialize", req.Method)})
+		return
+	case st == stateShutdown:
+		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		return
+	case req.Method == "initialize":
+		if st != stateNew {
+			s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: "initialize may only be sent once"})
+			return
+		}
+		s.initialize(conn, req.ID, params)
+		return
+	case req.Method == "shutdown":
+		s.mu.Lock()
+		s.state = stateShutdown
+		s.mu.Unlock()
+		s.acks.Add(1)
+		go func() {
+			defer s.acks.Done()
+			s.shutdown()
+			s.reply(conn, req.ID, nil, nil)
+		}()
+		return
+	}
+	h := s.svc.Handler(req.Method)
+	if h == nil {
+		s.replyErr(conn, req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
+		return
+	}
+	key := string(id)
+	ctx, cancel := context.WithCancel(s.base)
+	s.mu.Lock()
+	if s.state == stateShutdown {
+		s.mu.Unlock()
+		cancel()
+		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		return
+	}
+	if _, dup := s.running[key]; dup {
+		s.mu.Unlock()
+		cancel()
+		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", key)})
+		return
+	}
+	s.running[key] = cancel
+	s.calls.Add(1)
+	s.mu.Unlock()
+
+	call := NewCall(req.Method, id, params, func(method string, p any) error {
+		return conn.Notify(context.Background(), method, p)
+	})
+	go s.run(ctx, cancel, conn, req.ID, call, h)
+}
+
+// run waits for a slot, runs the handler and replies.
+func (s *server) run(ctx context.Context, cancel context.CancelFunc, conn *jsonrpc2.Conn, id jsonrpc2.ID, call *Call, h Handler) {
+	defer s.calls.Done()
+	defer cancel()
+	var result any
+	var err error
+	select {
+	case s.sem <- struct{}{}:
+		result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+		<-s.sem
+	case <-ctx.Done():
+		err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
+	}
+	call.finish()
+	s.mu.Lock()
+	delete(s.running, string(call.ID))
+	s.mu.Unlock()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		var e *Error
+		if !errors.As(err, &e) {
+			err = Errorf(Cancelled, "%s cancelled", call.Method)
+		}
+	}
+	s.reply(conn, id, result, err)
+}
+
+// invoke runs h, turning a panic into an internal error so the server keeps serving.
+func (s *server) invoke(ctx context.Context, call *Call, h Handler) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("panic in %s: %v\n%s", call.Method, r, debug.Stack())
+			result, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error in %s: %v", call.Method, r)}
+		}
+	}()
+	return h(ctx, call)
+}
+
+func (s *server) initialize(conn *jsonrpc2.Conn, id jsonrpc2.ID, params json.RawMessage) {
+	var p protocol.InitializeParams
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.replyErr(conn, id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
+		return
+	}
+	res, err := s.svc.Initialize(s.base, &p)
+	if err != nil {
+		s.reply(conn, id, nil, err)
+		return
+	}
+	s.mu.Lock()
+	s.state = stateRunning
+	s.mu.Unlock()
+	if p.ProcessID > 0 {
+		go watchHost(int(p.ProcessID), s.log, func() {
+			s.log.Printf("host process %d is gone; exiting", p.ProcessID)
+			s.shutdown()
+			s.finish(1)
+		})
+	}
+	s.reply(conn, id, res, nil)
+}
+
+func (s *server) notification(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	switch req.Method {
+	case "exit":
+		s.mu.Lock()
+		code := 1
+		if s.state == stateShutdown {
+			code = 0
+		}
+		s.mu.Unlock()
+		// Every call replies (cancelled if need be) and shutdown is
+		// acknowledged before the connection closes.
+		s.shutdown()
+		s.acks.Wait()
+		s.finish(code)
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || len(p.ID) == 0 {
+			return
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, p.ID) != nil {
+			return
+		}
+		s.mu.Lock()
+		cancel := s.running[buf.String()]
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	default:
+		// initialized and unknown notifications are accepted without effect.
+	}
+}
+
+// shutdown cancels every running call, waits for their replies, then
+// releases the session. Later calls wait for the first to finish.
+func (s *server) shutdown() {
+	s.mu.Lock()
+	s.state = stateShutdown
+	for _, cancel := range s.running {
+		cancel()
+	}
+	s.mu.Unlock()
+	s.calls.Wait()
+	s.shutdownOnce.Do(s.svc.Shutdown)
+}
+
+func (s *server) finish(code int) {
+	s.exitOnce.Do(func() { s.exit <- code })
+}
+
+func (s *server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err error) {
+	if err != nil {
+		s.replyErr(conn, id, AsError(err))
+		return
+	}
+	b, merr := json.Marshal(result)
+	if merr != nil {
+		s.replyErr(conn, id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
+		return
+	}
+	raw := json.RawMessage(b)
+	if werr := conn.Reply(context.Background(), id, &raw); werr != nil {
+		s.log.Printf("reply %s: %v", id.Str, werr)
+	}
+}
+
+func (s *server) replyErr(conn *jsonrpc2.Conn, id jsonrpc2.ID, e *Error) {
+	wire := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
+	data, err := e.wireData()
+	if err != nil {
+		s.log.Printf("error data for %s: %v", id.Str, err)
+	} else if data != nil {
+		raw := json.RawMessage(data)
+		wire.Data = &raw
+	}
+	if werr := conn.ReplyWithError(context.Background(), id, wire); werr != nil {
+		s.log.Printf("reply %s: %v", id.Str, werr)
+	}
+}
