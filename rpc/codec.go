@@ -124,12 +124,13 @@ func (s *Stream) readFrame() ([]byte, error) {
 			return nil, errSkip
 		}
 		name, value, ok := splitHeader(trimmed)
-		if !ok {
+		if !ok || !bytes.EqualFold(name, []byte("content-length")) {
 			// Garbage before a header (e.g. the rest of a body sent without a
 			// length): resynchronise on a Content-Length inside the line.
-			if i := indexFold(trimmed, "content-length:"); i >= 0 {
-				name, value, _ = splitHeader(trimmed[i:])
-			} else {
+			if i := indexFold(trimmed, "content-length:"); i > 0 {
+				name, value, ok = splitHeader(trimmed[i:])
+			}
+			if !ok {
 				s.log.Printf("ignoring malformed header line %q", clipForLog(trimmed))
 				continue
 			}
