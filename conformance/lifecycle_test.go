@@ -65,11 +65,22 @@ func TestLifecycle_InitializeTwice(t *testing.T) {
 }
 
 func TestLifecycle_BadSessionID(t *testing.T) {
-	s := start(t, withoutInitialize())
-	e := s.callErr(t, "initialize", map[string]any{"rootUri": "file://" + s.Root,
-		"initializationOptions": map[string]any{"dataDir": s.DataDir, "sessionId": "../escape"}})
-	require.EqualValues(t, -32602, e.Code)
-	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
+	// ".." once resolved the scratch dir to the data dir itself, so shutdown
+	// would have removed the whole data dir.
+	for _, id := range []string{"../escape", "..", ".", "", "a/b", strings.Repeat("x", 65)} {
+		t.Run(id, func(t *testing.T) {
+			s := start(t, withoutInitialize())
+			marker := s.DataDir + "/keep"
+			require.NoError(t, os.WriteFile(marker, []byte("x"), 0o600))
+			e := s.callErr(t, "initialize", map[string]any{"rootUri": "file://" + s.Root,
+				"initializationOptions": map[string]any{"dataDir": s.DataDir, "sessionId": id}})
+			require.EqualValues(t, -32602, e.Code)
+			require.Equal(t, "INVALID_ARGUMENT", e.Kind)
+			s.stop(t)
+			_, err := os.Stat(marker)
+			require.NoError(t, err, "data dir content removed")
+		})
+	}
 }
 
 // rawFrame frames body with a Content-Length header.

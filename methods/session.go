@@ -87,12 +87,13 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	id := cfg.SessionID
 	if opts.SessionID != nil {
 		id = *opts.SessionID
-	}
-	if id == "" {
+	} else if id == "" {
 		id = randomID()
 	}
-	if !sessionIDPattern.MatchString(id) {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "sessionId %q must match %s", id, sessionIDPattern)
+	// "." and ".." match the pattern but would put the scratch dir at or
+	// above the data dir, which shutdown removes.
+	if !sessionIDPattern.MatchString(id) || id == "." || id == ".." {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "sessionId %q must match %s and not be . or ..", id, sessionIDPattern)
 	}
 	dataDir := cfg.DataDir
 	if opts.DataDir != nil {

@@ -5,7 +5,7 @@
 // Usage:
 //
 //	toolrpc [--root DIR] [--data-dir DIR] [--session ID] [--log-file FILE]
-//	toolrpc call METHOD [JSON]
+//	toolrpc call METHOD [JSON | -]   (- reads the params from stdin)
 //	toolrpc --version
 package main
 
@@ -70,6 +70,14 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		params := "{}"
 		if fs.NArg() == 3 {
 			params = fs.Arg(2)
+		}
+		if params == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				fmt.Fprintf(stderr, "toolrpc call: read params: %v\n", err)
+				return 2
+			}
+			params = string(b)
 		}
 		return callOnce(cfg, fs.Arg(1), params, stdout, stderr)
 	}

@@ -1,0 +1,176 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolrpc/toolrpc/checkpoint"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// compactParams are the params of context/compact (SPEC §9).
+type compactParams struct {
+	CheckpointID string          `json:"checkpointId"`
+	Messages     json.RawMessage `json:"messages"`
+	Budgets      *struct {
+		UserTokens  *int `json:"userTokens"`
+		BatchTokens *int `json:"batchTokens"`
+	} `json:"budgets"`
+}
+
+// loadParams are the params of context/load (SPEC §9).
+type loadParams struct {
+	CheckpointID string `json:"checkpointId"`
+}
+
+// checkpointResult is the result of both methods; Messages keep their
+// transcript shape, members sorted by name.
+type checkpointResult struct {
+	CheckpointID string               `json:"checkpointId"`
+	Messages     []checkpoint.Message `json:"messages"`
+	Stats        checkpoint.Stats     `json:"stats"`
+}
+
+func init() {
+	register(Method{
+		Name: "context/compact",
+		Description: fmt.Sprintf("Rebuilds a bounded model context from a transcript and persists it as checkpointId. "+
+			"The latest user message over %d tokens keeps %d%% head / %d%% tail of its budget around the line %q; "+
+			"a batch of tool results answering one assistant message, over %d tokens in total, is cut largest-first until it fits, "+
+			"every call keeping exactly one result. budgets.userTokens and budgets.batchTokens may be %d..%d. "+
+			"Tokens are ceil(UTF-8 bytes / %d) of each content. The transcript itself is never modified.",
+			limits.CheckpointUserTokens, limits.CheckpointHeadPercent, 100-limits.CheckpointHeadPercent, limits.CheckpointMarker,
+			limits.CheckpointBatchTokens, limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.BytesPerToken),
+		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId","messages"],"properties":{`+
+			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"},`+
+			`"messages":{"type":"array","items":{"type":"object","required":["role"],"properties":{`+
+			`"role":{"enum":["user","assistant","tool"]},"content":{"type":"string"},`+
+			`"toolCalls":{"type":"array","items":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string"},"name":{"type":"string"}}}},`+
+			`"toolCallId":{"type":"string"}}}},`+
+			`"budgets":{"type":"object","properties":{`+
+			`"userTokens":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
+			`"batchTokens":{"type":"integer","minimum":%d,"maximum":%d,"default":%d}}}}}`,
+			limits.CheckpointIDMaxChars,
+			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointUserTokens,
+			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointBatchTokens)),
+		Call: contextCompact,
+	})
+	register(Method{
+		Name:        "context/load",
+		Description: "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId.",
+		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId"],"properties":{`+
+			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"}}}`, limits.CheckpointIDMaxChars)),
+		Call: contextLoad,
+	})
+}
+
+func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	var p compactParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if !checkpoint.ValidID(p.CheckpointID) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "checkpointId %q must match [A-Za-z0-9._-]{1,%d}", p.CheckpointID, limits.CheckpointIDMaxChars)
+	}
+	if len(p.Messages) == 0 || string(p.Messages) == "null" {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "messages is required")
+	}
+	b := checkpoint.DefaultBudgets()
+	if p.Budgets != nil {
+		if p.Budgets.UserTokens != nil {
+			b.UserTokens = *p.Budgets.UserTokens
+		}
+		if p.Budgets.BatchTokens != nil {
+			b.BatchTokens = *p.Budgets.BatchTokens
+		}
+	}
+	if err := b.Validate(); err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+	}
+	msgs, err := checkpoint.ParseTranscript(p.Messages)
+	if err != nil {
+		return nil, transcriptError(err)
+	}
+	out, stats, err := checkpoint.Compact(msgs, b)
+	if err != nil {
+		return nil, transcriptError(err)
+	}
+	data, err := json.Marshal(checkpointResult{CheckpointID: p.CheckpointID, Messages: out, Stats: stats})
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", p.CheckpointID, err)
+	}
+	if ctx.Err() != nil {
+		return nil, rpc.Errorf(rpc.Cancelled, "compact %s: cancelled before it was saved", p.CheckpointID)
+	}
+	st, err := checkpointStore(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Save(p.CheckpointID, data); errors.Is(err, checkpoint.ErrExists) {
+		return nil, rpc.Errorf(rpc.InvalidArgument,
+			"checkpoint %s already exists with different content; checkpoints are never rewritten, use a new checkpointId", p.CheckpointID).
+			WithData(map[string]any{"checkpointId": p.CheckpointID})
+	} else if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(data), nil
+}
+
+func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	var p loadParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if !checkpoint.ValidID(p.CheckpointID) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "checkpointId %q must match [A-Za-z0-9._-]{1,%d}", p.CheckpointID, limits.CheckpointIDMaxChars)
+	}
+	st, err := checkpointStore(s)
+	if err != nil {
+		return nil, err
+	}
+	data, err := st.Load(p.CheckpointID)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return nil, rpc.Errorf(rpc.NotFound, "checkpoint %s: no such checkpoint in session %s", p.CheckpointID, s.ID).
+			WithData(map[string]any{"checkpointId": p.CheckpointID})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(data), nil
+}
+
+// transcriptError turns a rejected transcript into INVALID_ARGUMENT, with
+// data.index naming the offending message when there is one.
+func transcriptError(err error) error {
+	if errors.Is(err, checkpoint.ErrInvariant) {
+		return err // an IO_ERROR: nothing was saved
+	}
+	var te *checkpoint.TranscriptError
+	if errors.As(err, &te) {
+		return rpc.Errorf(rpc.InvalidArgument, "%v", te).WithData(map[string]any{"index": te.Index})
+	}
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		return re
+	}
+	return rpc.Errorf(rpc.InvalidArgument, "%v", err)
+}
+
+// checkpointStore returns the session's checkpoint store.
+func checkpointStore(s *Session) (*checkpoint.Store, error) {
+	type built struct {
+		st  *checkpoint.Store
+		err error
+	}
+	b := s.lazy("checkpoint.store", func() any {
+		st, err := checkpoint.NewStore(s.DataDir, s.ID)
+		return built{st, err}
+	}).(built)
+	if b.err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", b.err)
+	}
+	return b.st, nil
+}
