@@ -1,0 +1,123 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// TempPattern is the os.CreateTemp pattern of the temporary file beside a
+// target named base; a sweep can recognise leftovers of killed writers by it.
+func TempPattern(base string) string {
+	const maxBase = 200 // keeps the temporary name under NAME_MAX (255)
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	return "." + base + ".toolrpc-*.tmp"
+}
+
+// File is a pending replacement of a target path. Write its content, then
+// Commit to publish it or Abort to discard it. A File is not safe for
+// concurrent use.
+type File struct {
+	f      *os.File
+	target string
+	done   bool
+}
+
+// Create starts writing a new content for path, which will get mode perm
+// (permission and setuid/setgid/sticky bits). The directory must exist.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), TempPattern(filepath.Base(path)))
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	if err := f.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, fmt.Errorf("chmod temporary file for %s: %w", path, err)
+	}
+	return &File{f: f, target: path}, nil
+}
+
+// Replace starts writing a new content for the existing regular file like
+// describes (its Lstat or Stat result): the replacement keeps its mode and,
+// when the process may, its owner and group.
+func Replace(path string, like fs.FileInfo) (*File, error) {
+	a, err := Create(path, like.Mode())
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := like.Sys().(*syscall.Stat_t); ok {
+		if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
+			// Best effort: only a privileged process may give a file away.
+			if a.f.Chown(int(st.Uid), int(st.Gid)) == nil {
+				// Chown clears setuid/setgid; put the mode back.
+				_ = a.f.Chmod(like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+			}
+		}
+	}
+	return a, nil
+}
+
+// Name returns the temporary file's path.
+func (a *File) Name() string { return a.f.Name() }
+
+// Write writes to the temporary file.
+func (a *File) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+// Commit syncs the temporary file, renames it over the target and syncs the
+// directory. After an error the target is unchanged and the temporary file
+// is removed.
+func (a *File) Commit() error {
+	if a.done {
+		return errors.New("atomicfile: commit after commit or abort")
+	}
+	a.done = true
+	name := a.f.Name()
+	if err := a.f.Sync(); err != nil {
+		_ = a.f.Close()
+		_ = os.Remove(name)
+		return fmt.Errorf("sync %s: %w", name, err)
+	}
+	if err := a.f.Close(); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	if err := os.Rename(name, a.target); err != nil {
+		_ = os.Remove(name)
+		return fmt.Errorf("rename %s to %s: %w", name, a.target, err)
+	}
+	if d, err := os.Open(filepath.Dir(a.target)); err == nil {
+		// The rename is done; a failed directory sync only weakens durability.
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// Abort discards the temporary file. It is a no-op after Commit or Abort.
+func (a *File) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	_ = a.f.Close()
+	_ = os.Remove(a.f.Name())
+}
+
+// WriteFile atomically replaces (or creates) path with data and mode perm.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	a, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Write(data); err != nil {
+		a.Abort()
+		return fmt.Errorf("write %s: %w", a.Name(), err)
+	}
+	return a.Commit()
+}
