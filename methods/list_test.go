@@ -27,7 +27,7 @@ func limitValues() map[int64]string {
 		"BashDefaultTimeoutSeconds": limits.BashDefaultTimeoutSeconds, "BashMinTimeoutSeconds": limits.BashMinTimeoutSeconds,
 		"BashMaxTimeoutSeconds": limits.BashMaxTimeoutSeconds, "StreamFullBytes": limits.StreamFullBytes,
 		"StreamThrottledChunksPerSecond": limits.StreamThrottledChunksPerSecond,
-		"EditMaxBytes": limits.EditMaxBytes, "EditMaxOps": limits.EditMaxOps, "EditContextLines": limits.EditContextLines,
+		"EditMaxBytes":                   limits.EditMaxBytes, "EditMaxOps": limits.EditMaxOps, "EditContextLines": limits.EditContextLines,
 		"SniffBytes": limits.SniffBytes, "BinaryNonPrintablePercent": limits.BinaryNonPrintablePercent,
 	}
 	out := map[int64]string{}

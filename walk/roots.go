@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Kind classifies a resolved path by the root that holds it (SPEC §3).
@@ -131,6 +132,9 @@ func (r *Roots) Resolve(p string) (Path, error) {
 	abs = filepath.Clean(abs)
 	ev, err := evalPartial(abs)
 	if err != nil {
+		if isLinkLoop(err) {
+			return Path{}, fmt.Errorf("resolve %s: %w: %v", p, ErrInvalidPath, err)
+		}
 		return Path{}, fmt.Errorf("resolve %s: %w", p, err)
 	}
 	_, statErr := os.Lstat(ev)
@@ -246,4 +250,11 @@ func evalPartialDepth(abs string, depth int) (string, error) {
 		}
 		cur = parent
 	}
+}
+
+// isLinkLoop reports a symlink cycle or an over-long chain, which
+// filepath.EvalSymlinks reports without an errno.
+func isLinkLoop(err error) bool {
+	return errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links") ||
+		strings.Contains(err.Error(), "too many levels of symbolic links")
 }

@@ -1,0 +1,162 @@
+package walk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// binaryExtensions is the extension blocklist of SPEC §4: files whose names end
+// in one of these (compared in lower case) are binary whatever their content.
+var binaryExtensions = func() map[string]bool {
+	exts := []string{
+		// images
+		"png", "jpg", "jpeg", "jpe", "jfif", "gif", "bmp", "ico", "icns", "cur", "tif", "tiff",
+		"webp", "heic", "heif", "avif", "psd", "xcf", "raw", "cr2", "nef", "arw", "dng", "jxl", "jp2",
+		// archives and packages
+		"zip", "tar", "gz", "tgz", "bz2", "tbz", "tbz2", "xz", "txz", "7z", "rar", "zst", "zstd",
+		"lz", "lz4", "lzma", "lzo", "z", "cab", "ar", "cpio", "deb", "rpm", "apk", "aab", "ipa",
+		"jar", "war", "ear", "aar", "whl", "egg", "iso", "dmg", "img", "msi", "msix", "vsix",
+		"crx", "xpi", "nupkg", "snap", "pak",
+		// executables and object code
+		"exe", "dll", "so", "dylib", "bin", "com", "elf", "o", "a", "lib", "ko",
+		"pyc", "pyo", "pyd", "class", "wasm", "dex", "odex", "oat", "beam", "elc", "rlib",
+		"idb", "ilk", "gch", "pch", "node", "sys", "efi",
+		// fonts
+		"ttf", "otf", "ttc", "woff", "woff2", "eot", "fon", "pfb",
+		// audio and video
+		"mp3", "mp4", "m4a", "m4v", "m4b", "wav", "flac", "ogg", "oga", "ogv", "opus", "aac",
+		"wma", "wmv", "avi", "mov", "mkv", "webm", "flv", "f4v", "mpg", "mpeg", "3gp", "3g2",
+		"mid", "midi", "aif", "aiff", "amr", "ape", "swf",
+		// documents
+		"pdf", "doc", "docx", "xls", "xlsx", "xlsm", "ppt", "pptx", "odt", "ods", "odp", "odg",
+		"epub", "mobi", "azw", "azw3", "djvu", "xps", "pages", "numbers",
+		// databases and data blobs
+		"db", "sqlite", "sqlite3", "db3", "mdb", "accdb", "dbf", "ibd", "myd", "myi",
+		"ldb", "mdf", "ndf", "kdbx", "realm", "lmdb", "rdb",
+		"pickle", "pkl", "npy", "npz", "h5", "hdf5", "hdf", "parquet", "avro", "orc", "feather",
+		"arrow", "onnx", "pt", "pth", "safetensors", "ckpt", "tflite", "pb", "gguf", "ggml",
+		"mat", "sav", "dta",
+		// miscellaneous binary formats
+		"swp", "swo", "blend", "fbx", "glb", "3ds", "unitypackage",
+		"jks", "keystore", "p12", "pfx", "der", "gpg", "nib", "icc", "ds_store",
+	}
+	m := make(map[string]bool, len(exts))
+	for _, e := range exts {
+		m["."+strings.ToLower(e)] = true
+	}
+	return m
+}()
+
+// IsBinaryName reports whether name (a base name or a path) ends in an
+// extension on the binary blocklist of SPEC §4. The comparison ignores case.
+func IsBinaryName(name string) bool {
+	_, ok := binaryExtension(name)
+	return ok
+}
+
+// binaryExtension returns the lower-cased extension of name and whether it is
+// on the blocklist.
+func binaryExtension(name string) (string, bool) {
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext == "" {
+		return "", false
+	}
+	return ext, binaryExtensions[ext]
+}
+
+// NameReason returns the reason a file named name is binary by its extension
+// ("extension .png"), or "" when its extension is not on the blocklist.
+func NameReason(name string) string {
+	ext, ok := binaryExtension(name)
+	if !ok {
+		return ""
+	}
+	return "extension " + ext
+}
+
+// Sniff reports whether head, the start of a file, marks the file as binary
+// under SPEC §4, and why. Only the first limits.SniffBytes of head are
+// inspected. atEOF tells that head holds the whole file; when it is false (or
+// head is longer than limits.SniffBytes) a UTF-8 sequence cut by the end of
+// the inspected bytes is not counted as non-printable.
+//
+// Binary means a NUL byte, or more than limits.BinaryNonPrintablePercent
+// percent non-printable bytes: control bytes other than \t \n \r \f \v \b
+// (DEL included), and bytes that are not part of valid UTF-8. Valid multi-byte
+// UTF-8 is printable. An empty head is text. reason is "" for text.
+func Sniff(head []byte, atEOF bool) (binary bool, reason string) {
+	if len(head) > limits.SniffBytes {
+		head, atEOF = head[:limits.SniffBytes], false
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return true, fmt.Sprintf("NUL byte at offset %d", i)
+	}
+	n := len(head)
+	if n == 0 {
+		return false, ""
+	}
+	bad := nonPrintable(head, atEOF)
+	if bad*100 <= limits.BinaryNonPrintablePercent*n {
+		return false, ""
+	}
+	pct := (bad*100 + n - 1) / n // rounded up, so it always reads above the threshold
+	return true, fmt.Sprintf("%d%% non-printable bytes in the first %d", pct, n)
+}
+
+// nonPrintable counts the non-printable bytes of head (which holds no NUL).
+func nonPrintable(head []byte, atEOF bool) int {
+	bad := 0
+	for i := 0; i < len(head); {
+		b := head[i]
+		if b < utf8.RuneSelf {
+			if (b < 0x20 && !allowedControl(b)) || b == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !atEOF && !utf8.FullRune(head[i:]) {
+				break // a sequence cut by the end of the sniffed bytes
+			}
+			bad++
+			i++
+			continue
+		}
+		i += size
+	}
+	return bad
+}
+
+func allowedControl(b byte) bool {
+	switch b {
+	case '\t', '\n', '\r', '\f', '\v', '\b':
+		return true
+	}
+	return false
+}
+
+// SniffFile reports whether the open regular file f is binary: by the
+// extension of f.Name(), else by Sniff over its first limits.SniffBytes. It
+// reads with ReadAt from offset 0, so f's read offset is left untouched.
+func SniffFile(f *os.File) (binary bool, reason string, err error) {
+	if r := NameReason(f.Name()); r != "" {
+		return true, r, nil
+	}
+	buf := make([]byte, limits.SniffBytes+1)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, "", fmt.Errorf("sniff %s: %w", f.Name(), err)
+	}
+	binary, reason = Sniff(buf[:n], n <= limits.SniffBytes)
+	return binary, reason, nil
+}
