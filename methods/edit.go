@@ -101,7 +101,10 @@ func editParseOps(raw json.RawMessage) ([]editHunk, error) {
 			len(raw), limits.EditMaxBytes, limits.EditMaxBytes/limits.KB)
 	}
 	var ops []editOp
-	if err := json.Unmarshal(raw, &ops); err != nil {
+	// Unknown op fields are refused: an ignored "count" would edit the wrong lines.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ops); err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "edit: bad ops: %v", err)
 	}
 	if len(ops) == 0 {

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,13 +70,15 @@ func (c *Call) finish() {
 	c.mu.Unlock()
 }
 
-// Decode unmarshals the params into v, rejecting unknown types with an
-// INVALID_ARGUMENT error that names the problem.
+// Decode unmarshals the params into v, rejecting wrong types and unknown
+// fields (SPEC §10) with an INVALID_ARGUMENT error that names the problem.
 func (c *Call) Decode(v any) error {
 	if len(c.Params) == 0 || string(c.Params) == "null" {
 		return Errorf(InvalidArgument, "%s: params are required", c.Method)
 	}
-	if err := json.Unmarshal(c.Params, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(c.Params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return Errorf(InvalidArgument, "%s: bad params: %v", c.Method, err)
 	}
 	return nil

@@ -1,0 +1,268 @@
+package methods
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolrpc/toolrpc/capture"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// bashParams are the params of tools/bash (SPEC §6).
+type bashParams struct {
+	Command       *string           `json:"command"`
+	Cwd           *string           `json:"cwd"`
+	Env           map[string]string `json:"env"`
+	Stdin         *string           `json:"stdin"`
+	Timeout       *float64          `json:"timeout"`
+	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+}
+
+// streamInfo is StreamInfo of SPEC §6.
+type streamInfo struct {
+	Bytes        int    `json:"bytes"`
+	Lines        int    `json:"lines"`
+	Truncated    bool   `json:"truncated"`
+	OmittedBytes int    `json:"omittedBytes"`
+	OmittedLines int    `json:"omittedLines"`
+	Spill        string `json:"spill,omitempty"`
+	Chunks       int    `json:"chunks"`
+}
+
+// bashResult is BashResult of SPEC §6; it is also the data of a TIMEOUT or
+// CANCELLED error.
+type bashResult struct {
+	ExitCode   *int       `json:"exitCode"`
+	Signal     string     `json:"signal,omitempty"`
+	Stdout     string     `json:"stdout"`
+	Stderr     string     `json:"stderr"`
+	Truncated  bool       `json:"truncated"`
+	StdoutInfo streamInfo `json:"stdoutInfo"`
+	StderrInfo streamInfo `json:"stderrInfo"`
+	DurationMs int64      `json:"durationMs"`
+}
+
+func init() {
+	register(Method{
+		Name: "tools/bash",
+		Tool: true,
+		Description: fmt.Sprintf("Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, "+
+			"PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default %d, allowed %d..%d; "+
+			"on timeout or cancel the whole process tree is killed and the error's data holds the partial result. "+
+			"stdout keeps its head: at most %d lines / %dKB, then a marker; stderr keeps its tail: at most %d lines / %dKB after a marker. "+
+			"Each stream is captured up to %dKB / %d lines; a cut stream's captured copy (at most %dKB) is saved to a spill file "+
+			"the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), "+
+			"in full up to %dKB per stream, then at most %d chunks a second of the latest output. "+
+			"Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged.",
+			limits.BashDefaultTimeoutSeconds, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds,
+			limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
+			limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
+			limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond),
+		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["command"],"properties":{`+
+			`"command":{"type":"string","minLength":1},`+
+			`"cwd":{"type":"string"},`+
+			`"env":{"type":"object","additionalProperties":{"type":"string"}},`+
+			`"stdin":{"type":"string"},`+
+			`"timeout":{"type":"number","minimum":%d,"maximum":%d,"default":%d},`+
+			`"workDoneToken":{"type":["string","integer"]}}}`,
+			limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds, limits.BashDefaultTimeoutSeconds)),
+		Call: bashCall,
+	})
+	startSessionHooks = append(startSessionHooks, bashStartSession)
+}
+
+// bashStartSession keeps a restarted session's scratch dir and sweeps the
+// scratch dirs of sessions no live server holds (SPEC §7). Neither failure
+// stops the session from starting.
+func bashStartSession(s *Session) error {
+	if err := s.Scratch.Adopt(); err != nil {
+		log.Printf("tools/bash: %v", err)
+	}
+	if _, err := s.Scratch.Sweep(); err != nil {
+		log.Printf("tools/bash: %v", err)
+	}
+	return nil
+}
+
+// bashRun is one validated tools/bash request.
+type bashRun struct {
+	command string
+	dir     string
+	env     []string
+	stdin   *string
+	timeout time.Duration
+	token   json.RawMessage
+}
+
+func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
+	var p bashParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Command == nil || *p.Command == "" {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: command is required")
+	}
+	if strings.ContainsRune(*p.Command, 0) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: command holds a NUL byte")
+	}
+	r := &bashRun{command: *p.Command, stdin: p.Stdin, timeout: limits.BashDefaultTimeoutSeconds * time.Second, token: call.ID}
+	if p.Timeout != nil {
+		t := *p.Timeout
+		if t < limits.BashMinTimeoutSeconds || t > limits.BashMaxTimeoutSeconds {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: timeout %v is outside %d..%d seconds",
+				t, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds)
+		}
+		r.timeout = time.Duration(t * float64(time.Second))
+	}
+	if tok := bytes.TrimSpace(p.WorkDoneToken); len(tok) > 0 && string(tok) != "null" {
+		if tok[0] != '"' {
+			if _, err := strconv.ParseInt(string(tok), 10, 64); err != nil {
+				return nil, rpc.Errorf(rpc.InvalidArgument, "bash: workDoneToken must be a string or an integer, got %s", tok)
+			}
+		}
+		r.token = tok
+	}
+	keys := make([]string, 0, len(p.Env))
+	for k, v := range p.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: env %q: names must be non-empty without '=' or NUL, values without NUL", k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r.env = append(r.env, k+"="+p.Env[k])
+	}
+	r.dir = s.Roots.First()
+	if p.Cwd != nil {
+		rp, err := s.Roots.Resolve(*p.Cwd)
+		switch {
+		case errors.Is(err, walk.ErrInvalidPath):
+			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: cwd %v", err)
+		case errors.Is(err, walk.ErrOutsideRoots):
+			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %v", err)
+		case err != nil:
+			return nil, fmt.Errorf("bash: cwd %s: %w", *p.Cwd, err)
+		case rp.Root != walk.Workspace:
+			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
+		case !rp.Exists:
+			return nil, rpc.Errorf(rpc.NotFound, "bash: cwd %s does not exist", rp.Display)
+		}
+		fi, err := os.Stat(rp.Abs)
+		if err != nil {
+			return nil, fmt.Errorf("bash: cwd %s: %w", rp.Display, err)
+		}
+		if !fi.IsDir() {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: cwd %s is not a directory", rp.Display)
+		}
+		r.dir = rp.Abs
+	}
+	return r, nil
+}
+
+func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	r, err := bashDecode(s, call)
+	if err != nil {
+		return nil, err
+	}
+	send := func(c capture.Chunk) error { return call.Progress(r.token, c) }
+	outStream := capture.NewStreamer("stdout", send)
+	errStream := capture.NewStreamer("stderr", send)
+	outKeep := capture.NewHead(limits.CaptureMaxBytes, limits.CaptureMaxLines)
+	errKeep := capture.NewTail(limits.CaptureMaxBytes, limits.CaptureMaxLines)
+
+	start := time.Now()
+	g, err := procgroup.Start(procgroup.Spec{
+		Command: r.command,
+		Dir:     r.dir,
+		Env:     r.env,
+		Stdin:   r.stdin,
+		Stdout:  io.MultiWriter(outKeep, outStream),
+		Stderr:  io.MultiWriter(errKeep, errStream),
+	})
+	if err != nil {
+		outStream.Close()
+		errStream.Close()
+		return nil, fmt.Errorf("bash: %w", err)
+	}
+	type waited struct {
+		st  procgroup.Status
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		st, err := g.Wait()
+		done <- waited{st, err}
+	}()
+	timer := time.NewTimer(r.timeout)
+	defer timer.Stop()
+	var stop *rpc.Error
+	var w waited
+	select {
+	case w = <-done:
+	case <-ctx.Done():
+		g.Kill()
+		w = <-done
+		stop = rpc.Errorf(rpc.Cancelled, "bash: cancelled; the process tree was killed")
+	case <-timer.C:
+		g.Kill()
+		w = <-done
+		stop = rpc.Errorf(rpc.Timeout, "bash: timed out after %s s; the process tree was killed",
+			strconv.FormatFloat(r.timeout.Seconds(), 'f', -1, 64))
+	}
+	outStream.Close()
+	errStream.Close()
+	if w.err != nil && stop == nil {
+		return nil, fmt.Errorf("bash: %w", w.err)
+	}
+
+	res := &bashResult{DurationMs: time.Since(start).Milliseconds()}
+	if w.st.Signal != "" {
+		res.Signal = w.st.Signal
+	} else {
+		code := w.st.ExitCode
+		res.ExitCode = &code
+	}
+	res.Stdout, res.StdoutInfo = bashCut(s, "bash-stdout", outKeep.Snapshot(), limits.ShellBudget(), limits.HeadCut)
+	res.Stderr, res.StderrInfo = bashCut(s, "bash-stderr", errKeep.Snapshot(), limits.ShellErrBudget(), limits.TailCut)
+	res.StdoutInfo.Chunks = outStream.Chunks()
+	res.StderrInfo.Chunks = errStream.Chunks()
+	res.Truncated = res.StdoutInfo.Truncated || res.StderrInfo.Truncated
+	if stop != nil {
+		return nil, stop.WithData(res)
+	}
+	return res, nil
+}
+
+// bashCut bounds one captured stream with cut (HeadCut or TailCut). A cut
+// stream's captured copy is spilled first, so the marker can name the file; a
+// failed spill only drops that sentence from the marker.
+func bashCut(s *Session, label string, snap capture.Snapshot, b limits.Budget, cut func(limits.Stream, limits.Budget) limits.Cut) (string, streamInfo) {
+	in := limits.Stream{Text: snap.Text, Lines: snap.Lines, EdgeLineBytes: snap.EdgeLineBytes, Dropped: snap.OmittedBytes > 0}
+	c := cut(in, b)
+	info := streamInfo{Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated, OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}
+	if !c.Truncated {
+		return c.Text, info
+	}
+	path, err := s.Scratch.Write(label, snap.Text)
+	if err != nil {
+		log.Printf("tools/bash: %v", err)
+		return c.Text, info
+	}
+	in.Spill = path
+	info.Spill = path
+	return cut(in, b).Text, info
+}

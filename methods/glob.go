@@ -1,0 +1,114 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+func init() {
+	register(Method{
+		Name: "tools/glob",
+		Tool: true,
+		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
+			"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
+			"Files only. Honours .gitignore, .ignore and .git/info/exclude; an explicit path reaches ignored trees. "+
+			"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset.",
+			limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines),
+		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["pattern"],"properties":{`+
+			`"pattern":{"type":"string","description":"doublestar pattern relative to path"},`+
+			`"path":{"type":"string","description":"directory to list (default: the first workspace root)"},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":%d},"offset":{"type":"integer","minimum":0}}}`, limits.GlobMaxLimit)),
+		Call: globCall,
+	})
+}
+
+type globParams struct {
+	Pattern *string `json:"pattern"`
+	Path    string  `json:"path"`
+	Limit   *int64  `json:"limit"`
+	Offset  *int64  `json:"offset"`
+}
+
+// globResult is the result of tools/glob (SPEC §5).
+type globResult struct {
+	Matches   []string `json:"matches"`
+	Count     int      `json:"count"`
+	Truncated bool     `json:"truncated"`
+	Notice    string   `json:"notice,omitempty"`
+}
+
+func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	var p globParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Pattern == nil || *p.Pattern == "" {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern is required")
+	}
+	pattern := *p.Pattern
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern %q is not a valid doublestar pattern", pattern)
+	}
+	limit, offset := int64(limits.GlobDefaultLimit), int64(0)
+	if p.Limit != nil {
+		if *p.Limit < 1 || *p.Limit > limits.GlobMaxLimit {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "glob: limit %d is out of range 1..%d", *p.Limit, limits.GlobMaxLimit)
+		}
+		limit = *p.Limit
+	}
+	if p.Offset != nil {
+		if *p.Offset < 0 {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "glob: offset %d is out of range: it must be at least 0", *p.Offset)
+		}
+		offset = *p.Offset
+	}
+	rp, err := searchResolve(s, "glob", p.Path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
+	}
+	files, err := walk.Walk(ctx, walk.Options{Start: rp.Abs, Boundary: rp.RootDir, Keep: func(rel, name string) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
+	}})
+	if err != nil {
+		return nil, searchCancelled("glob", err)
+	}
+	res := globResult{Matches: []string{}}
+	bytes, n := 0, 0
+	budget := false
+	for i := offset; i < int64(len(files)) && int64(n) < limit; i++ {
+		d := s.Roots.DisplayOf(files[i].Abs)
+		cost := len(d) + 3
+		if bytes+cost > limits.SearchBudgetBytes || n+1 > limits.SearchBudgetLines {
+			budget = true
+			break
+		}
+		bytes += cost
+		n++
+		res.Matches = append(res.Matches, d)
+	}
+	res.Count = n
+	next := offset + int64(n)
+	if next < int64(len(files)) {
+		res.Truncated = true
+		if budget {
+			res.Notice = fmt.Sprintf("Stopped at the %dKB / %d-line result budget after %d of %d files. Next: offset=%d, or narrow the pattern/path.",
+				limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, n, len(files), next)
+		} else {
+			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
+				n, len(files), limit, next)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,213 @@
+package procgroup
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroupBase is the cgroup v2 directory call cgroups are created in, or ""
+// when cgroup v2 is not usable and Kill sweeps /proc instead.
+var (
+	cgroupOnce sync.Once
+	cgroupBase string
+	cgroupSeq  atomic.Int64
+)
+
+// subreaperOnce makes the server a child subreaper the first time a command
+// runs without a cgroup.
+var subreaperOnce sync.Once
+
+// Mode reports how Kill finds a command's processes: "cgroup" (cgroup.kill in
+// a per-call cgroup v2) or "sweep" (process group plus a /proc sweep).
+func Mode() string {
+	if useCgroup() {
+		return "cgroup"
+	}
+	return "sweep"
+}
+
+// ModeEnv, set to "sweep" in the server's environment, turns the cgroup off:
+// every command is killed by the process group and /proc sweep.
+const ModeEnv = "TOOLRPC_KILL_MODE"
+
+func useCgroup() bool {
+	cgroupOnce.Do(func() {
+		if os.Getenv(ModeEnv) != "sweep" {
+			cgroupBase = probeCgroup()
+		}
+	})
+	return cgroupBase != ""
+}
+
+func becomeSubreaper() {
+	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// probeCgroup finds the cgroup v2 directory of this process and checks that a
+// child cgroup with cgroup.kill can be created there. It also removes empty
+// call cgroups left by servers that died.
+func probeCgroup() string {
+	mount := cgroup2Mount()
+	if mount == "" {
+		return ""
+	}
+	own := ownCgroup()
+	base := filepath.Join(mount, own)
+	probe := filepath.Join(base, fmt.Sprintf("toolrpc-%d-probe", os.Getpid()))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		return ""
+	}
+	defer os.Remove(probe)
+	if _, err := os.Stat(filepath.Join(probe, "cgroup.kill")); err != nil {
+		return ""
+	}
+	sweepStaleCgroups(base)
+	return base
+}
+
+// cgroup2Mount returns the mount point of the cgroup v2 hierarchy, or "".
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// mountinfo: id parent maj:min root mountpoint opts ... - fstype source superopts
+		fields := strings.Fields(sc.Text())
+		for i, fl := range fields {
+			if fl == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
+				return fields[4]
+			}
+		}
+	}
+	return ""
+}
+
+// ownCgroup returns this process's cgroup v2 path ("0::<path>" in /proc/self/cgroup).
+func ownCgroup() string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "/"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			return rest
+		}
+	}
+	return "/"
+}
+
+// sweepStaleCgroups removes call cgroups of servers that no longer run; rmdir
+// fails harmlessly on one still populated.
+func sweepStaleCgroups(base string) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "toolrpc-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidStr, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if unix.Kill(pid, 0) == nil {
+			continue
+		}
+		_ = os.Remove(filepath.Join(base, e.Name()))
+	}
+}
+
+// callCgroup is the cgroup one command runs in.
+type callCgroup struct {
+	dir string
+	fd  int
+}
+
+func newCallCgroup() (*callCgroup, error) {
+	dir := filepath.Join(cgroupBase, fmt.Sprintf("toolrpc-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create cgroup %s: %w", dir, err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		_ = os.Remove(dir)
+		return nil, fmt.Errorf("open cgroup %s: %w", dir, err)
+	}
+	return &callCgroup{dir: dir, fd: fd}, nil
+}
+
+// cgroupPollMax bounds the pause between two checks that a killed cgroup is
+// empty; tests do not need to change it.
+var cgroupPollMax = 2 * time.Millisecond
+
+// kill kills every process of the cgroup and returns once it is empty, with
+// the pids it held just before (for reaping the ones reparented to the server).
+func (c *callCgroup) kill() ([]int, error) {
+	pids := c.pids()
+	if err := os.WriteFile(filepath.Join(c.dir, "cgroup.kill"), []byte("1"), 0); err != nil {
+		return pids, fmt.Errorf("write %s/cgroup.kill: %w", c.dir, err)
+	}
+	pause := 50 * time.Microsecond
+	deadline := time.Now().Add(killBackstop)
+	for {
+		populated, err := c.populated()
+		if err != nil {
+			return pids, err
+		}
+		if !populated {
+			return pids, nil
+		}
+		if time.Now().After(deadline) {
+			return pids, fmt.Errorf("cgroup %s still populated %s after cgroup.kill", c.dir, killBackstop)
+		}
+		time.Sleep(pause)
+		pause = min(pause*2, cgroupPollMax)
+	}
+}
+
+func (c *callCgroup) pids() []int {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func (c *callCgroup) populated() (bool, error) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "cgroup.events"))
+	if err != nil {
+		return false, fmt.Errorf("read %s/cgroup.events: %w", c.dir, err)
+	}
+	return strings.Contains(string(b), "populated 1"), nil
+}
+
+// remove deletes the (empty) cgroup.
+func (c *callCgroup) remove() {
+	_ = unix.Close(c.fd)
+	for i := 0; i < 100; i++ {
+		err := os.Remove(c.dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

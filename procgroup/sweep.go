@@ -1,0 +1,194 @@
+package procgroup
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// procStat is what a sweep needs of /proc/<pid>/stat.
+type procStat struct {
+	pid, ppid, pgrp int
+	state           byte
+	start           uint64 // start time in clock ticks after boot
+}
+
+// readStat parses /proc/<pid>/stat. The command name may hold spaces and
+// parentheses, so fields are taken after the last ')'.
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	return parseStat(pid, b)
+}
+
+func parseStat(pid int, b []byte) (procStat, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return procStat{}, false
+	}
+	f := bytes.Fields(b[i+2:])
+	// f[0]=state f[1]=ppid f[2]=pgrp ... f[19]=starttime (field 22 overall)
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return procStat{}, false
+	}
+	return procStat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0], start: start}, true
+}
+
+func (p procStat) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
+
+// listProcs reads the stat of every process.
+func listProcs() []procStat {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	out := make([]procStat, 0, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// hasCookie reports whether the environment of pid holds cookie ("K=V").
+func hasCookie(pid int, cookie []byte) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	return bytes.HasPrefix(b, cookie[1:]) || bytes.Contains(b, cookie)
+}
+
+// killBackstop bounds how long Kill waits for killed processes to die; only a
+// process stuck in uninterruptible sleep outlasts it.
+var killBackstop = 30 * time.Second
+
+// sweepPause is the pause between two sweep rounds that still found live
+// processes (they may need a moment to die after SIGKILL).
+var sweepPause = 200 * time.Microsecond
+
+// sweep kills, round after round until a round finds none alive, every process
+// that is the shell, shares its process group, carries the cookie, or
+// descends from one of those; then it reaps by pid the ones that became the
+// server's children. startTicks is the shell's start time: older processes
+// cannot hold the cookie, so their environment is not read.
+func sweep(shell int, cookieKV string, startTicks uint64) {
+	cookie := append([]byte{0}, cookieKV...)
+	cookie = append(cookie, 0)
+	self := os.Getpid()
+	deadline := time.Now().Add(killBackstop)
+	seen := map[int]uint64{} // pid -> start time, so a recycled pid is not taken for a member
+	for {
+		procs := listProcs()
+		children := map[int][]int{}
+		member := map[int]bool{}
+		var queue []int
+		for _, p := range procs {
+			children[p.ppid] = append(children[p.ppid], p.pid)
+			if p.pid == self {
+				continue
+			}
+			if p.pid == shell || p.pgrp == shell || seen[p.pid] == p.start && p.start != 0 ||
+				(p.start >= startTicks && !p.dead() && hasCookie(p.pid, cookie)) {
+				member[p.pid] = true
+				queue = append(queue, p.pid)
+			}
+		}
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			for _, c := range children[pid] {
+				if !member[c] && c != self {
+					member[c] = true
+					queue = append(queue, c)
+				}
+			}
+		}
+		live := 0
+		for _, p := range procs {
+			if !member[p.pid] {
+				continue
+			}
+			seen[p.pid] = p.start
+			if p.dead() {
+				continue
+			}
+			live++
+			killPid(p)
+		}
+		reap(seen, shell, self)
+		if live == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(sweepPause)
+	}
+}
+
+// killPid sends SIGKILL through a pidfd after checking the pid still names the
+// process that was listed, so a recycled pid is never signalled.
+func killPid(p procStat) {
+	fd, err := unix.PidfdOpen(p.pid, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if now, ok := readStat(p.pid); !ok || now.start != p.start {
+		return
+	}
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+}
+
+// reap collects the exit status of every seen process that is a zombie child
+// of the server, by pid. The shell is left to its Wait.
+func reap(seen map[int]uint64, shell, self int) {
+	for pid, start := range seen {
+		if pid == shell {
+			continue
+		}
+		st, ok := readStat(pid)
+		if !ok || st.start != start {
+			delete(seen, pid)
+			continue
+		}
+		if st.ppid != self || !st.dead() {
+			continue
+		}
+		var ws unix.WaitStatus
+		for {
+			_, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+	}
+}
+
+// reapPids reaps, by pid, those of pids that are zombie children of the server.
+func reapPids(pids []int, shell int) {
+	seen := map[int]uint64{}
+	for _, p := range pids {
+		if st, ok := readStat(p); ok {
+			seen[p] = st.start
+		}
+	}
+	reap(seen, shell, os.Getpid())
+}

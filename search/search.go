@@ -1,0 +1,550 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Matcher finds matching lines. It is safe for concurrent use.
+type Matcher struct {
+	re        *regexp.Regexp
+	multiline bool
+	perLine   bool // \A or \z present: the buffer run would not see line starts as text starts
+
+	lit    []byte // a string every match contains, or nil
+	fold   bool   // lit is compared folding ASCII letter case
+	rare   int    // index in lit of the byte to scan for
+	exact  bool   // a line holding lit always matches: the regexp need not run
+	rareLo byte   // lit[rare] in lower case (fold)
+	rareUp byte   // lit[rare] in upper case (fold)
+	never  bool   // every match holds a newline, so no single line matches
+
+	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
+	runLen int
+}
+
+// Compile compiles an RE2 pattern. caseInsensitive adds (?i); multiline lets
+// matches span lines ("." then matches "\n" too). ^ and $ always match at
+// line boundaries. The error of an invalid pattern quotes regexp's message.
+func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) {
+	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	flags := "m"
+	if caseInsensitive {
+		flags += "i"
+	}
+	if multiline {
+		flags += "s"
+	}
+	full := "(?" + flags + ")" + pattern
+	re, err := regexp.Compile(full)
+	if err != nil {
+		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	m := &Matcher{re: re, multiline: multiline}
+	tree, err := syntax.Parse(full, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	if set, n := classRun(tree); n >= minRunLen && !multiline {
+		m.run, m.runLen = set, n
+	}
+	tree = tree.Simplify()
+	m.perLine = hasTextAnchor(tree)
+	if multiline {
+		return m, nil
+	}
+	lit := required(tree)
+	if len(lit.runes) == 0 {
+		return m, nil
+	}
+	m.lit = []byte(string(lit.runes))
+	m.never = bytes.IndexByte(m.lit, '\n') >= 0
+	m.fold = lit.fold
+	m.exact = lit.whole && !m.perLine
+	m.rare = rarest(m.lit)
+	if m.fold {
+		c := m.lit[m.rare]
+		m.rareLo, m.rareUp = lower(c), upper(c)
+	}
+	return m, nil
+}
+
+// String returns the compiled expression.
+func (m *Matcher) String() string { return m.re.String() }
+
+// HasLiteral reports whether the matcher scans for a required literal.
+func (m *Matcher) HasLiteral() bool { return len(m.lit) > 0 }
+
+// minRunLen is the shortest class run worth a prefilter: shorter runs are
+// found on nearly every line.
+const minRunLen = 2
+
+// classRun returns an ASCII byte class every match holds n times in a row
+// (e.g. [0-9]{10}), choosing the longest such run, or n = 0. It reads the
+// parsed tree before Simplify, which would unroll the repeat.
+func classRun(re *syntax.Regexp) (*[256]bool, int) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return classRun(re.Sub[0])
+	case syntax.OpRepeat, syntax.OpPlus:
+		min := 1
+		if re.Op == syntax.OpRepeat {
+			min = re.Min
+		}
+		if min < 1 {
+			return nil, 0
+		}
+		if set := byteClass(re.Sub[0]); set != nil {
+			return set, min
+		}
+		return classRun(re.Sub[0])
+	case syntax.OpConcat:
+		var best *[256]bool
+		n := 0
+		for _, sub := range re.Sub {
+			if set, k := classRun(sub); k > n {
+				best, n = set, k
+			}
+		}
+		return best, n
+	}
+	return nil, 0
+}
+
+// byteClass returns the byte set of a character class that holds ASCII
+// characters only, or nil.
+func byteClass(re *syntax.Regexp) *[256]bool {
+	if re.Op != syntax.OpCharClass {
+		return nil
+	}
+	var set [256]bool
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		if hi >= utf8.RuneSelf {
+			return nil
+		}
+		for c := lo; c <= hi; c++ {
+			set[c] = true
+		}
+	}
+	return &set
+}
+
+// findRun returns the start of the first run of m.runLen bytes of m.run at
+// or after pos, or -1.
+func (m *Matcher) findRun(buf []byte, pos int) int {
+	set, want, n := m.run, m.runLen, 0
+	for i := pos; i < len(buf); i++ {
+		if set[buf[i]] {
+			n++
+			if n == want {
+				return i - want + 1
+			}
+		} else {
+			n = 0
+		}
+	}
+	return -1
+}
+
+func hasTextAnchor(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasTextAnchor(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// literal is a rune string every match contains.
+type literal struct {
+	runes []rune
+	fold  bool
+	whole bool // the literal is the whole pattern
+}
+
+// foldSafe reports whether r may be searched for with an ASCII case fold:
+// ASCII runes other than k, K, s and S (whose case partners U+212A and U+017F
+// are not ASCII), and non-ASCII runes with no case partner at all (compared
+// exactly).
+func foldSafe(r rune) bool {
+	if r < utf8.RuneSelf {
+		switch r {
+		case 'k', 'K', 's', 'S':
+			return false
+		}
+		return true
+	}
+	return unicode.SimpleFold(r) == r
+}
+
+// usable cuts a literal to the longest part that can be scanned for.
+func usable(runes []rune, fold bool) []rune {
+	if !fold {
+		return runes
+	}
+	best, start := []rune(nil), 0
+	for i := 0; i <= len(runes); i++ {
+		if i == len(runes) || !foldSafe(runes[i]) {
+			if i-start > len(best) {
+				best = runes[start:i]
+			}
+			start = i + 1
+		}
+	}
+	return best
+}
+
+func required(re *syntax.Regexp) literal {
+	switch re.Op {
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		u := usable(re.Rune, fold)
+		return literal{runes: u, fold: fold && hasLetter(u), whole: len(u) == len(re.Rune)}
+	case syntax.OpCapture:
+		return required(re.Sub[0])
+	case syntax.OpPlus:
+		l := required(re.Sub[0])
+		l.whole = false
+		return l
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			l := required(re.Sub[0])
+			l.whole = false
+			return l
+		}
+	case syntax.OpConcat:
+		var best literal
+		for _, s := range re.Sub {
+			l := required(s)
+			if len(l.runes) > len(best.runes) {
+				best = l
+			}
+		}
+		best.whole = best.whole && len(re.Sub) == 1
+		return best
+	}
+	return literal{}
+}
+
+func hasLetter(rs []rune) bool {
+	for _, r := range rs {
+		if lower(byte(r)) != upper(byte(r)) && r < utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// rarest returns the index of the byte of lit that is least frequent in
+// source code and prose, by a fixed rank table.
+func rarest(lit []byte) int {
+	best, rank := 0, 256
+	for i, c := range lit {
+		if r := byteRank(lower(c)); r < rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// commonBytes lists bytes from most to least frequent in typical text files.
+const commonBytes = " etaoinsrhldcu\n\tmfpgwybv,.k_()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
+
+func byteRank(c byte) int {
+	if i := bytes.IndexByte([]byte(commonBytes), c); i >= 0 {
+		return len(commonBytes) - i
+	}
+	return 0
+}
+
+// MatchLines calls fn with the 1-based number and the byte span [start, end)
+// (without its "\n") of every line of buf that holds a match, in order, until
+// fn returns false. In multiline mode every line a match spans is reported.
+func (m *Matcher) MatchLines(buf []byte, fn func(n, start, end int) bool) {
+	switch {
+	case m.never:
+	case m.multiline:
+		m.multilineScan(buf, fn)
+	case m.perLine:
+		lineScan(buf, func(n, s, e int) bool {
+			if m.re.Match(buf[s:e]) {
+				return fn(n, s, e)
+			}
+			return true
+		})
+	case len(m.lit) > 0:
+		m.literalScan(buf, fn)
+	case m.run != nil:
+		m.runScan(buf, fn)
+	default:
+		m.regexScan(buf, fn)
+	}
+}
+
+// lines tracks line numbers while a scan moves forward.
+type lines struct {
+	buf  []byte
+	pos  int // counted up to here
+	line int // line number at pos
+}
+
+// at returns the number, start and end of the line holding offset i (≥ pos).
+func (l *lines) at(i int) (n, start, end int) {
+	start = bytes.LastIndexByte(l.buf[l.pos:i], '\n') + 1 + l.pos
+	if start > l.pos {
+		l.line += bytes.Count(l.buf[l.pos:start], []byte{'\n'})
+	}
+	l.pos = start
+	end = bytes.IndexByte(l.buf[i:], '\n')
+	if end < 0 {
+		end = len(l.buf)
+	} else {
+		end += i
+	}
+	return l.line, start, end
+}
+
+// next moves past the line ending at end.
+func (l *lines) next(end int) int {
+	if end < len(l.buf) {
+		l.pos = end + 1
+		l.line++
+	} else {
+		l.pos = end
+	}
+	return l.pos
+}
+
+func (m *Matcher) literalScan(buf []byte, fn func(n, start, end int) bool) {
+	ln := lines{buf: buf, line: 1}
+	pos := 0
+	for pos < len(buf) {
+		i := m.find(buf, pos)
+		if i < 0 {
+			return
+		}
+		n, s, e := ln.at(i)
+		if m.exact || (m.run == nil || m.findRun(buf[s:e], 0) >= 0) && m.re.Match(buf[s:e]) {
+			if !fn(n, s, e) {
+				return
+			}
+		}
+		pos = ln.next(e)
+	}
+}
+
+// find returns the offset of the first occurrence of lit at or after pos, or -1.
+func (m *Matcher) find(buf []byte, pos int) int {
+	lit, r := m.lit, m.rare
+	if !m.fold {
+		if len(lit) == 1 {
+			if i := bytes.IndexByte(buf[pos:], lit[0]); i >= 0 {
+				return pos + i
+			}
+			return -1
+		}
+		for {
+			if pos+len(lit) > len(buf) {
+				return -1
+			}
+			i := bytes.IndexByte(buf[pos+r:len(buf)-len(lit)+r+1], lit[r])
+			if i < 0 {
+				return -1
+			}
+			s := pos + i
+			if bytes.Equal(buf[s:s+len(lit)], lit) {
+				return s
+			}
+			pos = s + 1
+		}
+	}
+	lo, up := m.rareLo, m.rareUp
+	nextLo, nextUp := -2, -2 // -2: not searched yet past pos
+	for {
+		if pos+len(lit) > len(buf) {
+			return -1
+		}
+		hay := buf[:len(buf)-len(lit)+r+1]
+		if nextLo != -1 && nextLo < pos+r {
+			nextLo = indexFrom(hay, pos+r, lo)
+		}
+		if lo == up {
+			nextUp = nextLo
+		} else if nextUp != -1 && nextUp < pos+r {
+			nextUp = indexFrom(hay, pos+r, up)
+		}
+		c := nextLo
+		if c < 0 || (nextUp >= 0 && nextUp < c) {
+			c = nextUp
+		}
+		if c < 0 {
+			return -1
+		}
+		s := c - r
+		if foldEqual(buf[s:s+len(lit)], lit) {
+			return s
+		}
+		pos = s + 1
+	}
+}
+
+func indexFrom(b []byte, from int, c byte) int {
+	if from >= len(b) {
+		return -1
+	}
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// foldEqual compares a and lit (equal lengths) folding ASCII letter case.
+func foldEqual(a, lit []byte) bool {
+	for i := range lit {
+		if a[i] != lit[i] && lower(a[i]) != lower(lit[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// runScan finds candidate lines by their class run and confirms each with
+// the regexp.
+func (m *Matcher) runScan(buf []byte, fn func(n, start, end int) bool) {
+	ln := lines{buf: buf, line: 1}
+	pos := 0
+	for pos < len(buf) {
+		i := m.findRun(buf, pos)
+		if i < 0 {
+			return
+		}
+		n, s, e := ln.at(i)
+		if m.re.Match(buf[s:e]) {
+			if !fn(n, s, e) {
+				return
+			}
+		}
+		pos = ln.next(e)
+	}
+}
+
+// regexScan runs the regexp over the buffer and confirms each hit on its line
+// alone: a match crossing a newline must not count, and no line before the
+// first buffer match can match on its own.
+func (m *Matcher) regexScan(buf []byte, fn func(n, start, end int) bool) {
+	ln := lines{buf: buf, line: 1}
+	pos := 0
+	for pos < len(buf) {
+		loc := m.re.FindIndex(buf[pos:])
+		if loc == nil || pos+loc[0] == len(buf) && buf[len(buf)-1] == '\n' {
+			return // an empty match after the final newline is on no line
+		}
+		n, s, e := ln.at(pos + loc[0])
+		if m.re.Match(buf[s:e]) {
+			if !fn(n, s, e) {
+				return
+			}
+		}
+		pos = ln.next(e)
+	}
+}
+
+func (m *Matcher) multilineScan(buf []byte, fn func(n, start, end int) bool) {
+	ln := lines{buf: buf, line: 1}
+	pos, last := 0, 0 // last: number of the last line reported
+	for pos <= len(buf) {
+		loc := m.re.FindIndex(buf[pos:])
+		if loc == nil {
+			return
+		}
+		ms, me := pos+loc[0], pos+loc[1]
+		if ms == len(buf) && len(buf) > 0 && buf[len(buf)-1] == '\n' {
+			return // an empty match after the final newline is on no line
+		}
+		for {
+			n, s, e := ln.at(ms)
+			if n > last {
+				last = n
+				if !fn(n, s, e) {
+					return
+				}
+			}
+			if e+1 >= me || e >= len(buf) {
+				break
+			}
+			ms = e + 1
+		}
+		if me > pos+loc[0] {
+			pos = me
+		} else {
+			pos = me + 1
+		}
+		if pos > len(buf) {
+			return
+		}
+	}
+}
+
+// lineScan calls fn for every line of buf.
+func lineScan(buf []byte, fn func(n, start, end int) bool) {
+	n := 1
+	for s := 0; s < len(buf); n++ {
+		e := bytes.IndexByte(buf[s:], '\n')
+		if e < 0 {
+			e = len(buf)
+		} else {
+			e += s
+		}
+		if !fn(n, s, e) {
+			return
+		}
+		s = e + 1
+	}
+}
+
+// CountLines returns the number of lines of buf (SPEC §2: a final line without
+// "\n" counts; an empty buffer has none).
+func CountLines(buf []byte) int {
+	n := bytes.Count(buf, []byte{'\n'})
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// LineSpans returns the spans of lines from..to (1-based, inclusive) of buf,
+// stopping at its end. Callers use it to fetch context lines.
+func LineSpans(buf []byte, from, to int) [][2]int {
+	var out [][2]int
+	lineScan(buf, func(n, s, e int) bool {
+		if n >= from {
+			out = append(out, [2]int{s, e})
+		}
+		return n < to
+	})
+	return out
+}

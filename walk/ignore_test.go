@@ -1,0 +1,168 @@
+package walk
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeTree creates files (slash paths -> content) below dir.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		abs := filepath.Join(dir, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(abs), 0o755))
+		require.NoError(t, os.WriteFile(abs, []byte(c), 0o644))
+	}
+}
+
+func walkRels(t testing.TB, start, boundary string) []string {
+	t.Helper()
+	files, err := Walk(context.Background(), Options{Start: start, Boundary: boundary})
+	require.NoError(t, err)
+	var rels []string
+	for _, f := range files {
+		rels = append(rels, f.Rel)
+	}
+	sort.Strings(rels)
+	return rels
+}
+
+// trickyTree exercises negation order, anchoring, middle slashes, dir-only
+// patterns, "**", escapes, classes, nested re-includes and whitelists.
+var trickyTree = map[string]string{
+	".gitignore": strings.Join([]string{
+		"# a comment",
+		"*.log",
+		"!keep.log",
+		"!first.bak",
+		"*.bak",
+		"!keep.bak",
+		"/anchored.txt",
+		"build/",
+		"a/b/c.txt",
+		"docs/**/*.tmp",
+		"[!x]y.txt",
+		`\#hash.txt`,
+		`\!bang.txt`,
+		"out/**",
+		"!out/keep.txt",
+		"**/logs",
+		"foo/*",
+		"trailing.txt   ",
+		"crlf.txt\r",
+		"",
+	}, "\n"),
+	"keep.log":                 "",
+	"x.log":                    "",
+	"deep/y.log":               "",
+	"deep/keep.log":            "",
+	"first.bak":                "",
+	"second.bak":               "",
+	"keep.bak":                 "",
+	"anchored.txt":             "",
+	"sub/anchored.txt":         "",
+	"build/x.txt":              "",
+	"other/build":              "",
+	"a/b/c.txt":                "",
+	"x/a/b/c.txt":              "",
+	"a/b/d.txt":                "",
+	"docs/x.tmp":               "",
+	"docs/d/e/y.tmp":           "",
+	"docs/readme.md":           "",
+	"other/z.tmp":              "",
+	"ay.txt":                   "",
+	"xy.txt":                   "",
+	"#hash.txt":                "",
+	"!bang.txt":                "",
+	"out/other.txt":            "",
+	"out/keep.txt":             "",
+	"out/deep/x.txt":           "",
+	"logs/a.txt":               "",
+	"deep/logs/b.txt":          "",
+	"foo/a.txt":                "",
+	"foo/sub/b.txt":            "",
+	"trailing.txt":             "",
+	"crlf.txt":                 "",
+	"sub/.gitignore":           "!important.log\n/local.txt\n",
+	"sub/important.log":        "",
+	"sub/other.log":            "",
+	"sub/local.txt":            "",
+	"sub/deeper/local.txt":     "",
+	"wl/.gitignore":            "*\n!*/\n!*.go\n!.gitignore\n",
+	"wl/a.go":                  "",
+	"wl/a.txt":                 "",
+	"wl/sub/b.go":              "",
+	"wl/sub/b.txt":             "",
+	"inc/.gitignore":           "*.txt\n!*/\n",
+	"inc/d/e.txt":              "",
+	"inc/d/e.md":               "",
+	"re/.gitignore":            "gen/\n!gen/\n",
+	"re/gen/kept.txt":          "",
+	"excluded_by_info.txt":     "",
+	"sub/excluded_by_info.txt": "",
+	".hidden/file.txt":         "",
+	".env":                     "",
+}
+
+func TestWalkMatchesGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	run("init", "-q")
+	writeTree(t, dir, trickyTree)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("excluded_by_info.txt\n"), 0o644))
+
+	out := run("-c", "core.quotePath=false", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	var want []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			want = append(want, p)
+		}
+	}
+	sort.Strings(want)
+	require.Contains(t, want, "wl/sub/b.go", "the tree must exercise re-includes")
+	require.NotContains(t, want, "wl/sub/b.txt")
+
+	got := walkRels(t, dir, dir)
+	require.Equal(t, want, got)
+}
+
+func TestParseRulesFuzzSeeds(t *testing.T) {
+	// A malformed class never panics and matches nothing.
+	rs := parseRules([]byte("[\n[!\n!\n/**\n**/**\n\\\n"), nil)
+	s := &ignoreSet{git: rs}
+	require.False(t, s.ignored([]string{"a"}, false))
+}
+
+func FuzzIgnoreRules(f *testing.F) {
+	f.Add("*.log\n!keep.log\n", "dir/keep.log", false)
+	f.Add("a/**\n!a/b", "a/b", false)
+	f.Add("[!x]y\n", "ay", true)
+	f.Add("**/logs/\n", "x/logs", true)
+	f.Fuzz(func(t *testing.T, rules, path string, isDir bool) {
+		comps := strings.Split(path, "/")
+		for _, c := range comps {
+			if c == "" {
+				return
+			}
+		}
+		s := &ignoreSet{git: parseRules([]byte(rules), nil)}
+		_ = s.ignored(comps, isDir)
+	})
+}

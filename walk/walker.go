@@ -1,0 +1,279 @@
+package walk
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// File is one regular file a walk found.
+type File struct {
+	// Abs is the file's absolute path (below the walk's start, no symlink on the way).
+	Abs string
+	// Rel is the slash-separated path relative to the walk's start ("" parts
+	// never occur); for a walk of a single file it is the file's base name.
+	Rel string
+	// ModTime is the modification time in Unix nanoseconds.
+	ModTime int64
+	// Size is the file size in bytes.
+	Size int64
+}
+
+// Options configures Walk.
+type Options struct {
+	// Start is the absolute, symlink-evaluated directory or file to walk.
+	Start string
+	// Boundary is the session root holding Start: outside a repository, no
+	// ignore file above it is read.
+	Boundary string
+	// Keep, when set, is asked about each file (its Rel path and base name)
+	// before the file is stat'ed; false drops it.
+	Keep func(rel, name string) bool
+	// Workers is the number of directories read in parallel (0 = one per core).
+	Workers int
+}
+
+// dirBufSize is each worker's getdents buffer.
+const dirBufSize = 32 * 1024
+
+// Walk lists the regular files below opts.Start that the ignore rules keep
+// (SPEC §3, §5), sorted newest first (ties: Abs ascending). Directories .git,
+// .hg and .svn are never entered, symlinks are never followed (neither to
+// directories nor to files), and FIFOs, sockets and devices are never opened.
+// A Start that is a regular file yields that file whatever the ignore rules
+// say. Unreadable directories below Start are skipped. Walk returns ctx's
+// error as soon as it sees ctx cancelled.
+func Walk(ctx context.Context, opts Options) ([]File, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(opts.Start, &st); err != nil {
+		return nil, fmt.Errorf("walk %s: %w", opts.Start, err)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		name := filepath.Base(opts.Start)
+		return []File{{Abs: opts.Start, Rel: name, ModTime: st.Mtim.Nano(), Size: st.Size}}, nil
+	case unix.S_IFDIR:
+	default:
+		return nil, nil
+	}
+	ig := startIgnores(opts.Start, opts.Boundary)
+	w := &walker{ctx: ctx, keep: opts.Keep}
+	w.cond = sync.NewCond(&w.mu)
+	w.push(dirJob{abs: opts.Start, comps: ig.comps, set: ig.set})
+	n := opts.Workers
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	results := make([][]File, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = w.work()
+		}(i)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, r := range results {
+		total += len(r)
+	}
+	out := make([]File, 0, total)
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	SortNewestFirst(out)
+	return out, nil
+}
+
+// SortNewestFirst sorts files by ModTime descending, ties by Abs ascending —
+// the order of every search result (SPEC §5).
+func SortNewestFirst(files []File) {
+	sort.Slice(files, func(i, j int) bool {
+		if files[i].ModTime != files[j].ModTime {
+			return files[i].ModTime > files[j].ModTime
+		}
+		return files[i].Abs < files[j].Abs
+	})
+}
+
+type dirJob struct {
+	abs   string
+	rel   string   // relative to the walk start, "" for the start
+	comps []string // relative to the ignore base
+	set   *ignoreSet
+}
+
+type walker struct {
+	ctx  context.Context
+	keep func(rel, name string) bool
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []dirJob
+	pending int // jobs pushed and not finished
+}
+
+func (w *walker) push(j dirJob) {
+	w.mu.Lock()
+	w.stack = append(w.stack, j)
+	w.pending++
+	w.mu.Unlock()
+	w.cond.Signal()
+}
+
+// next returns the next job, or false when the walk is over.
+func (w *walker) next() (dirJob, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.stack) == 0 {
+		if w.pending == 0 {
+			return dirJob{}, false
+		}
+		w.cond.Wait()
+	}
+	j := w.stack[len(w.stack)-1]
+	w.stack = w.stack[:len(w.stack)-1]
+	return j, true
+}
+
+func (w *walker) done() {
+	w.mu.Lock()
+	w.pending--
+	last := w.pending == 0
+	w.mu.Unlock()
+	if last {
+		w.cond.Broadcast()
+	}
+}
+
+// dirent is one parsed directory entry.
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+func (w *walker) work() []File {
+	var out []File
+	buf := make([]byte, dirBufSize)
+	var ents []dirent
+	for {
+		j, ok := w.next()
+		if !ok {
+			return out
+		}
+		if w.ctx.Err() == nil {
+			out, ents = w.readDir(j, buf, ents[:0], out)
+		}
+		w.done()
+	}
+}
+
+// readDir lists one directory, queues its subdirectories and appends its
+// kept files to out.
+func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]File, []dirent) {
+	fd, err := unix.Open(j.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return out, ents
+	}
+	defer unix.Close(fd)
+	hasGit, hasIgnore := false, false
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		for off := 0; off < n; {
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			typ := buf[off+18]
+			nameBytes := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(nameBytes, 0); i >= 0 {
+				nameBytes = nameBytes[:i]
+			}
+			off += reclen
+			name := string(nameBytes)
+			if name == "." || name == ".." {
+				continue
+			}
+			switch name {
+			case gitignoreName:
+				hasGit = true
+			case ignoreName:
+				hasIgnore = true
+			}
+			ents = append(ents, dirent{name: name, typ: typ})
+		}
+	}
+	set := j.set.with(j.abs, j.comps, hasGit, hasIgnore)
+	check := !set.empty()
+	comps := append(j.comps[:len(j.comps):len(j.comps)], "")
+	for _, e := range ents {
+		typ := e.typ
+		var st unix.Stat_t
+		statted := false
+		if typ == unix.DT_UNKNOWN {
+			if unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			statted = true
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				typ = unix.DT_DIR
+			case unix.S_IFREG:
+				typ = unix.DT_REG
+			default:
+				continue
+			}
+		}
+		switch typ {
+		case unix.DT_DIR:
+			if skipDirs[e.name] {
+				continue
+			}
+			comps[len(comps)-1] = e.name
+			if check && set.ignored(comps, true) {
+				continue
+			}
+			w.push(dirJob{
+				abs:   j.abs + "/" + e.name,
+				rel:   joinRel(j.rel, e.name),
+				comps: append([]string(nil), comps...),
+				set:   set,
+			})
+		case unix.DT_REG:
+			comps[len(comps)-1] = e.name
+			if check && set.ignored(comps, false) {
+				continue
+			}
+			rel := joinRel(j.rel, e.name)
+			if w.keep != nil && !w.keep(rel, e.name) {
+				continue
+			}
+			if !statted && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFREG {
+				continue
+			}
+			out = append(out, File{Abs: j.abs + "/" + e.name, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
+		}
+	}
+	return out, ents
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
