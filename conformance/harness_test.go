@@ -44,7 +44,11 @@ func TestMain(m *testing.M) {
 		}
 		cleanup = func() { os.RemoveAll(dir) }
 		bin = filepath.Join(dir, "toolrpc")
-		build := exec.Command("go", "build", "-o", bin, "github.com/toolrpc/toolrpc/cmd/toolrpc")
+		args := []string{"build", "-o", bin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		build := exec.Command("go", append(args, "github.com/toolrpc/toolrpc/cmd/toolrpc")...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "build toolrpc:", err)
@@ -181,6 +185,9 @@ func start(t testing.TB, opts ...option) *server {
 	}()
 	t.Cleanup(func() {
 		s.stop(t)
+		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("the server reported a data race:\n%s", tail(s.stderr.String(), 8000))
+		}
 		if t.Failed() {
 			t.Logf("server stderr (tail):\n%s", tail(s.stderr.String(), 4000))
 		}

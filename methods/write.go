@@ -154,6 +154,11 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	fileMode, dirMode := writeFileMode, writeDirMode
 	if rp.Root == walk.Scratch {
 		fileMode, dirMode = writeScratchFileMode, writeScratchDirMode
+		// The session dir must exist with its lock held, or another
+		// server's start-up sweep could remove what is written here.
+		if err := s.Scratch.Ensure(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", rp.Display, err)
+		}
 	}
 	var af *atomicfile.File
 	if exists {

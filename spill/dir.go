@@ -69,18 +69,37 @@ func (d *Dir) lockLocked() error {
 	return nil
 }
 
+// Ensure creates the session dir (0700) if needed and takes its lock, so no
+// other server's start-up sweep removes it. Anything that writes into the
+// scratch dir calls it first.
+func (d *Dir) Ensure() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ensureLocked()
+}
+
+func (d *Dir) ensureLocked() error {
+	if err := os.MkdirAll(d.path, 0o700); err != nil {
+		return fmt.Errorf("create scratch dir %s: %w", d.path, err)
+	}
+	if err := d.lockLocked(); err != nil && !errors.Is(err, unix.EWOULDBLOCK) {
+		return err
+	}
+	return nil
+}
+
 // Write saves data (cut to SpillMaxBytes) as a new spill file
 // tool-output/<label>-<ms>-<seq>.log and returns its path. The first Write
 // creates the session dir (0700) and takes its lock.
 func (d *Dir) Write(label string, data []byte) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := d.ensureLocked(); err != nil {
+		return "", err
+	}
 	out := filepath.Join(d.path, outputDir)
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return "", fmt.Errorf("create spill dir %s: %w", out, err)
-	}
-	if err := d.lockLocked(); err != nil && !errors.Is(err, unix.EWOULDBLOCK) {
-		return "", err
 	}
 	d.seq++
 	name := filepath.Join(out, fmt.Sprintf("%s-%d-%d.log", label, time.Now().UnixMilli(), d.seq))

@@ -92,3 +92,24 @@ func TestAdoptKeepsRestartedSessionDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, removed)
 }
+
+func TestEnsureProtectsFromSweep(t *testing.T) {
+	old := unlockedGrace
+	unlockedGrace = 0
+	t.Cleanup(func() { unlockedGrace = old })
+	data := t.TempDir()
+
+	writer := New(data, "writer") // e.g. tools/write into scratch, before any spill
+	require.NoError(t, writer.Ensure())
+	require.NoError(t, os.WriteFile(filepath.Join(writer.Path(), "notes.txt"), []byte("x"), 0o600))
+	fi, err := os.Stat(writer.Path())
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+
+	removed, err := New(data, "other").Sweep()
+	require.NoError(t, err)
+	require.Empty(t, removed)
+	_, err = os.Stat(filepath.Join(writer.Path(), "notes.txt"))
+	require.NoError(t, err, "a file written through Ensure survived another server's sweep")
+	require.NoError(t, writer.Ensure(), "Ensure is idempotent")
+}
