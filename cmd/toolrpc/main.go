@@ -17,6 +17,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/toolrpc/toolrpc/methods"
@@ -27,6 +28,11 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// Search runs one worker per core; one spare P keeps the read loop and
+	// replies responsive while they run. An explicit GOMAXPROCS wins.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -82,6 +88,11 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return callOnce(cfg, fs.Arg(1), params, stdout, stderr)
 	}
 
+	// Once the host is gone, a write to stdout or stderr must fail with EPIPE
+	// rather than kill the server (Go's default for fds 1 and 2) before it
+	// has killed the running calls' trees. Notify, not Ignore: an ignored
+	// signal would stay ignored in the commands tools/bash runs.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logger: logger})
