@@ -81,14 +81,9 @@ func init() {
 // readDecode decodes and validates the params: unknown fields, wrong types and
 // out-of-range numbers are INVALID_ARGUMENT, never clamped.
 func readDecode(call *rpc.Call) (path string, offset, limit int64, err error) {
-	if len(call.Params) == 0 || string(call.Params) == "null" {
-		return "", 0, 0, rpc.Errorf(rpc.InvalidArgument, "read: params are required")
-	}
 	var p readParams
-	dec := json.NewDecoder(bytes.NewReader(call.Params))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return "", 0, 0, rpc.Errorf(rpc.InvalidArgument, "read: bad params: %v", err)
+	if err := call.Decode(&p); err != nil {
+		return "", 0, 0, err
 	}
 	if p.Path == nil || *p.Path == "" {
 		return "", 0, 0, rpc.Errorf(rpc.InvalidArgument, "read: path is required")
