@@ -66,6 +66,10 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		defer f.Close()
 		logger.SetOutput(f)
 	}
+	// Packages that log through the standard logger write where --log-file says.
+	log.SetOutput(logger.Writer())
+	log.SetFlags(logger.Flags())
+	log.SetPrefix(logger.Prefix())
 	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version}
 
 	if fs.NArg() > 0 {
