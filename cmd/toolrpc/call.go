@@ -19,8 +19,14 @@ import (
 // (or --root), makes one call and prints its result as indented JSON on
 // stdout; $/progress data is copied live to stderr. It returns 0 on a result
 // and 1 on an error reply. It does not send shutdown, so spill files named in
-// the result stay readable; the next server start sweeps them.
+// the result stay readable by later one-shot calls, which share the session
+// "cli" unless --session says otherwise.
 func callOnce(cfg methods.Config, method, params string, stdout, stderr io.Writer) int {
+	if cfg.SessionID == "" {
+		// One-shot calls share a session, so a spill file one call names
+		// can be read by the next (it is in that session's scratch root).
+		cfg.SessionID = callSessionID
+	}
 	if !json.Valid([]byte(params)) {
 		fmt.Fprintf(stderr, "toolrpc call: params are not valid JSON: %s\n", params)
 		return 2
@@ -81,6 +87,9 @@ func printErr(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "toolrpc call: %v\n", err)
 	return 1
 }
+
+// callSessionID is the session id of one-shot calls without --session.
+const callSessionID = "cli"
 
 // pipeRW joins the two ends the client uses into one ReadWriteCloser.
 type pipeRW struct {
