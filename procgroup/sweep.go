@@ -19,12 +19,23 @@ type procStat struct {
 
 // readStat parses /proc/<pid>/stat. The command name may hold spaces and
 // parentheses, so fields are taken after the last ')'.
+// statBufBytes holds any /proc/<pid>/stat line (comm is at most 64 bytes).
+const statBufBytes = 1024
+
 func readStat(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	// Raw open/read/close: one stat line fits the buffer, and a sweep reads
+	// many of them.
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return procStat{}, false
 	}
-	return parseStat(pid, b)
+	var buf [statBufBytes]byte
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err != nil || n <= 0 {
+		return procStat{}, false
+	}
+	return parseStat(pid, buf[:n])
 }
 
 func parseStat(pid int, b []byte) (procStat, bool) {
@@ -169,26 +180,35 @@ func reap(seen map[int]uint64, shell, self int) {
 			delete(seen, pid)
 			continue
 		}
-		if st.ppid != self || !st.dead() {
-			continue
-		}
-		var ws unix.WaitStatus
-		for {
-			_, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-			if !errors.Is(err, unix.EINTR) {
-				break
-			}
+		reapZombieChild(st, self)
+	}
+}
+
+// reapZombieChild reaps st's process by pid if it is a zombie child of self.
+// A zombie's pid cannot be reused before it is reaped, so this never reaps
+// another process.
+func reapZombieChild(st procStat, self int) {
+	if st.ppid != self || !st.dead() {
+		return
+	}
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(st.pid, &ws, unix.WNOHANG, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
 		}
 	}
 }
 
 // reapPids reaps, by pid, those of pids that are zombie children of the server.
 func reapPids(pids []int, shell int) {
-	seen := map[int]uint64{}
+	self := os.Getpid()
 	for _, p := range pids {
+		if p == shell {
+			continue
+		}
 		if st, ok := readStat(p); ok {
-			seen[p] = st.start
+			reapZombieChild(st, self)
 		}
 	}
-	reap(seen, shell, os.Getpid())
 }

@@ -46,10 +46,11 @@ const (
 
 // server is one connection's dispatcher.
 type server struct {
-	svc  Service
-	log  *log.Logger
-	sem  chan struct{}
-	base context.Context
+	svc    Service
+	log    *log.Logger
+	stream *Stream
+	sem    chan struct{}
+	base   context.Context
 
 	mu      sync.Mutex
 	state   state
@@ -79,6 +80,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 	}
 	stream := NewStream(in, out, closer, logger)
 	s := &server{
+		stream:  stream,
 		svc:     svc,
 		log:     logger,
 		sem:     make(chan struct{}, opts.MaxConcurrent),
@@ -290,6 +292,10 @@ func (s *server) finish(code int) {
 	s.exitOnce.Do(func() { s.exit <- code })
 }
 
+// reply writes the response frame directly: the result is marshalled once
+// and spliced in after the client's original id text, instead of being
+// re-marshalled and compacted by jsonrpc2 on its way out. The stream's write
+// lock serialises it with every other frame.
 func (s *server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err error) {
 	if err != nil {
 		s.replyErr(conn, id, AsError(err))
@@ -300,8 +306,13 @@ func (s *server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err erro
 		s.replyErr(conn, id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
 		return
 	}
-	raw := json.RawMessage(b)
-	if werr := conn.Reply(context.Background(), id, &raw); werr != nil {
+	frame := make([]byte, 0, len(b)+len(id.Str)+40)
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id.Str...)
+	frame = append(frame, `,"result":`...)
+	frame = append(frame, b...)
+	frame = append(frame, '}')
+	if werr := s.stream.writeFrame(frame); werr != nil {
 		s.log.Printf("reply %s: %v", id.Str, werr)
 	}
 }

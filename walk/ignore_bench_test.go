@@ -1,0 +1,88 @@
+package walk
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchGitignore is a typical web/Go project .gitignore.
+var benchGitignore = strings.Join([]string{
+	"node_modules/", "dist/", "build/", "coverage/", "*.log", "*.tmp", ".DS_Store",
+	"/vendor/", "*.test", "*.out", "bin/", "!bin/keep.sh", "**/__pycache__/", "*.py[cod]",
+	".env", ".env.*", "!.env.example", "docs/_build/", "target/**", "*.swp", "*~",
+	"/tmp/", "**/generated/*.go", "!**/generated/keep.go", ".idea/", ".vscode/*", "!.vscode/settings.json",
+}, "\n") + "\n"
+
+// benchPaths are ignore-base-relative paths a walk asks about, most kept.
+func benchPaths() [][]string {
+	var ps [][]string
+	for i := 0; i < 200; i++ {
+		ps = append(ps,
+			[]string{"src", fmt.Sprintf("pkg%d", i%17), fmt.Sprintf("file%d.go", i)},
+			[]string{"src", fmt.Sprintf("pkg%d", i%17), "generated", fmt.Sprintf("g%d.go", i)},
+			[]string{"web", "app", fmt.Sprintf("c%d.tsx", i)},
+			[]string{"logs", fmt.Sprintf("run%d.log", i)},
+			[]string{fmt.Sprintf("d%d", i), ".env.local"},
+		)
+	}
+	return ps
+}
+
+// BenchmarkIgnoreMatch measures one ignore verdict against a typical
+// .gitignore plus a nested one (ns/op is per path).
+func BenchmarkIgnoreMatch(b *testing.B) {
+	set := &ignoreSet{}
+	set.git = append(set.git, parseRules([]byte(benchGitignore), nil)...)
+	set.git = append(set.git, parseRules([]byte("*.snap\n!keep.snap\n"), []string{"web"})...)
+	paths := benchPaths()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		set.ignored(paths[i%len(paths)], false)
+	}
+}
+
+// BenchmarkParseRules measures parsing the typical .gitignore.
+func BenchmarkParseRules(b *testing.B) {
+	data := []byte(benchGitignore)
+	b.ReportAllocs()
+	for b.Loop() {
+		parseRules(data, []string{"sub"})
+	}
+}
+
+// BenchmarkWalkIgnoredTree walks a workspace whose node_modules/ holds
+// nearly all files and is ignored: the cost should track the kept files.
+func BenchmarkWalkIgnoredTree(b *testing.B) {
+	dir := b.TempDir()
+	files := map[string]string{".gitignore": benchGitignore}
+	for i := 0; i < 100; i++ {
+		files[fmt.Sprintf("src/m%d/f%d.js", i%10, i)] = "x\n"
+	}
+	for p := 0; p < 300; p++ {
+		for j := 0; j < 10; j++ {
+			files[fmt.Sprintf("node_modules/p%d/lib/f%d.js", p, j)] = "x\n"
+		}
+	}
+	writeTree(b, dir, files)
+	b.ResetTimer()
+	for b.Loop() {
+		got, err := Walk(context.Background(), Options{Start: dir, Boundary: dir})
+		if err != nil || len(got) != 101 {
+			b.Fatalf("walk: %d files, %v", len(got), err)
+		}
+	}
+}
+
+// BenchmarkSniff measures the binary sniff of a text head of SniffBytes.
+func BenchmarkSniff(b *testing.B) {
+	head := []byte(strings.Repeat("func main() { fmt.Println(\"héllo\") }\n", 120))[:4096]
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if bin, _ := Sniff(head, false); bin {
+			b.Fatal("text sniffed as binary")
+		}
+	}
+}
