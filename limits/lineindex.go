@@ -41,3 +41,7 @@ const (
 	// suggestions.
 	ReadSuggestScanEntries = 10000
 )
+
+// ReadChangedRetries is how many times Read redoes a window whose file changed
+// while it was read before it answers IO_ERROR.
+const ReadChangedRetries = 3

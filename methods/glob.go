@@ -20,8 +20,10 @@ func init() {
 		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
 			"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
 			"Files only. Honours .gitignore, .ignore and .git/info/exclude; an explicit path reaches ignored trees. "+
-			"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset.",
-			limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines),
+			"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset. "+
+			"A pattern may hold at most %d {…} groups.",
+			limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
+			limits.GlobMaxBraceGroups),
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["pattern"],"properties":{`+
 			`"pattern":{"type":"string","description":"doublestar pattern relative to path"},`+
 			`"path":{"type":"string","description":"directory to list (default: the first workspace root)"},`+
@@ -54,8 +56,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern is required")
 	}
 	pattern := *p.Pattern
-	if !doublestar.ValidatePattern(pattern) {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern %q is not a valid doublestar pattern", pattern)
+	if err := checkGlob("glob", "pattern", pattern); err != nil {
+		return nil, err
 	}
 	limit, offset := int64(limits.GlobDefaultLimit), int64(0)
 	if p.Limit != nil {
@@ -111,4 +113,25 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 	}
 	return res, nil
+}
+
+// checkGlob validates a doublestar pattern given as tool's field: it must
+// parse, and hold at most limits.GlobMaxBraceGroups brace groups.
+func checkGlob(tool, field, pattern string) error {
+	if !doublestar.ValidatePattern(pattern) {
+		return rpc.Errorf(rpc.InvalidArgument, "%s: %s %q is not a valid doublestar pattern", tool, field, pattern)
+	}
+	groups := 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++ // an escaped character is literal
+		case '{':
+			groups++
+		}
+	}
+	if groups > limits.GlobMaxBraceGroups {
+		return rpc.Errorf(rpc.InvalidArgument, "%s: %s has %d {…} groups; at most %d are allowed", tool, field, groups, limits.GlobMaxBraceGroups)
+	}
+	return nil
 }

@@ -32,8 +32,10 @@ func init() {
 			".git/info/exclude; an explicit path reaches ignored trees. outputMode filesWithMatches "+
 			"(default), content (matching lines with optional before/after/context lines) or count. "+
 			"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
-			"page with offset. Lines longer than %d characters are clipped. Binary files are skipped.",
-			limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars),
+			"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
+			"A glob may hold at most %d {…} groups.",
+			limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
+			limits.GlobMaxBraceGroups),
 		InputSchema: json.RawMessage(`{"type":"object","required":["pattern"],"properties":{` +
 			`"pattern":{"type":"string","description":"RE2 regular expression"},` +
 			`"path":{"type":"string","description":"file or directory to search (default: the first workspace root)"},` +
@@ -161,8 +163,10 @@ func grepDecode(call *rpc.Call) (grepParams, *grepRequest, error) {
 			*d = int(min(*c.v, limits.SearchBudgetLines))
 		}
 	}
-	if p.Glob != "" && !doublestar.ValidatePattern(p.Glob) {
-		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: glob %q is not a valid doublestar pattern", p.Glob)
+	if p.Glob != "" {
+		if err := checkGlob("grep", "glob", p.Glob); err != nil {
+			return p, nil, err
+		}
 	}
 	r.glob = p.Glob
 	m, err := search.Compile(*p.Pattern, p.CaseInsensitive, p.Multiline)

@@ -29,6 +29,7 @@ func limitValues() map[int64]string {
 		"StreamThrottledChunksPerSecond": limits.StreamThrottledChunksPerSecond,
 		"EditMaxBytes":                   limits.EditMaxBytes, "EditMaxOps": limits.EditMaxOps, "EditContextLines": limits.EditContextLines,
 		"SniffBytes": limits.SniffBytes, "BinaryNonPrintablePercent": limits.BinaryNonPrintablePercent,
+		"GlobMaxBraceGroups": limits.GlobMaxBraceGroups,
 	}
 	out := map[int64]string{}
 	for name, v := range named {

@@ -159,21 +159,42 @@ func readFile(ctx context.Context, s *Session, rp walk.Path, asked string, offse
 	if err := readCheckMode(rp, fi); err != nil {
 		return nil, err
 	}
-	binary, reason, err := walk.SniffFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rp.Display, err)
-	}
-	if binary {
-		return nil, readBinary(rp, fi.Size(), reason)
-	}
-	ix, err := readIndexes(s).Index(ctx, f, fi)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rp.Display, err)
-	}
-	tag := sourceset.TagSum(ix.CRC)
-	w := newReadWindow(rp.Display, tag, offset, limit)
-	if err := ix.Scan(ctx, f, offset, readLinePrefix, w.add); err != nil {
-		return nil, fmt.Errorf("read %s: %w", rp.Display, err)
+	var (
+		ix  *lineindex.Index
+		tag string
+		w   *readWindow
+	)
+	// The index, the window and the bytes must all come from one version of
+	// the file: a rewrite in place during the pass or the scan shows up as a
+	// changed size, mtime or ctime of the open file, and the attempt is redone.
+	for attempt := 0; ; attempt++ {
+		binary, reason, err := walk.SniffFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
+		}
+		if binary {
+			return nil, readBinary(rp, fi.Size(), reason)
+		}
+		ix, err = readIndexes(s).Index(ctx, f, fi)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
+		}
+		tag = sourceset.TagSum(ix.CRC)
+		w = newReadWindow(rp.Display, tag, offset, limit)
+		if err := ix.Scan(ctx, f, offset, readLinePrefix, w.add); err != nil {
+			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
+		}
+		after, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
+		}
+		if sameVersion(fi, after) {
+			break
+		}
+		if attempt+1 >= limits.ReadChangedRetries {
+			return nil, rpc.Errorf(rpc.IOError, "read %s: the file kept changing while it was read (%d attempts); read it again", rp.Display, limits.ReadChangedRetries)
+		}
+		fi = after
 	}
 	w.flushRun()
 	for _, r := range w.runs {
@@ -465,4 +486,15 @@ func readPlural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// sameVersion reports whether two stats of one open file show the same
+// version: same size, modification time and status-change time.
+func sameVersion(a, b fs.FileInfo) bool {
+	if a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	return okA && okB && sa.Ctim == sb.Ctim
 }

@@ -1,0 +1,106 @@
+package methods
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/rpc"
+)
+
+// globFuzzFiles is the tree FuzzGlobWindow globs: names that patterns with
+// classes, alternatives, escapes and ** tell apart.
+var globFuzzFiles = []string{
+	"a.go", "b.go", "ab.txt", ".hidden", "a[1].go", "a*b", "x/a.go", "x/y/a.go",
+	"x/y/z/b.txt", "y/.a.go", "y/{a}.go", "z/a b.go", "z/é.go", "x/a/b/c/d.go",
+	"1/2/3/4/5/6.go", "q?.go", "back\\slash.go", "x/b.go", "y/a.txt", "a.go.bak",
+}
+
+// FuzzGlobWindow checks tools/glob against a brute-force oracle on a fixed
+// tree: an invalid pattern or window is INVALID_ARGUMENT; otherwise the
+// matches are the window [offset, offset+limit) of every file the pattern
+// matches, newest first with ties by path, count is their number and
+// truncated says whether more remain.
+func FuzzGlobWindow(f *testing.F) {
+	f.Add("**/*.go", int64(5), int64(0))
+	f.Add("*", int64(100), int64(0))
+	f.Add("x/**", int64(2), int64(1))
+	f.Add("{a,b}.go", int64(1000), int64(0))
+	f.Add("[", int64(1), int64(0))
+	f.Add("a\\[1].go", int64(1), int64(0))
+	f.Add("**/[!a]*", int64(3), int64(7))
+	f.Add("*.go", int64(0), int64(0))
+	f.Add("*.go", int64(1001), int64(0))
+	f.Add("*.go", int64(10), int64(-1))
+	f.Add("**", int64(7), int64(1<<40))
+	s := grepTestSession(f)
+	root := s.Roots.First()
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, name := range globFuzzFiles {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		require.NoError(f, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(f, os.WriteFile(p, []byte("x\n"), 0o644))
+		mt := base.Add(-time.Duration(i/3) * time.Hour) // three files share each mtime
+		require.NoError(f, os.Chtimes(p, mt, mt))
+	}
+	type file struct {
+		rel string
+		mt  time.Time
+	}
+	var all []file
+	require.NoError(f, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		all = append(all, file{filepath.ToSlash(rel), fi.ModTime()})
+		return nil
+	}))
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].mt.Equal(all[j].mt) {
+			return all[i].mt.After(all[j].mt)
+		}
+		return all[i].rel < all[j].rel
+	})
+
+	f.Fuzz(func(t *testing.T, pattern string, limit, offset int64) {
+		got, gotErr := grepTestRun[globResult](t, s, "tools/glob", map[string]any{"pattern": pattern, "limit": limit, "offset": offset})
+		if pattern == "" || !doublestar.ValidatePattern(pattern) || limit < 1 || limit > 1000 || offset < 0 {
+			require.NotNil(t, gotErr, "pattern %q limit %d offset %d accepted", pattern, limit, offset)
+			require.Equal(t, rpc.InvalidArgument, gotErr.Kind, gotErr.Message)
+			return
+		}
+		require.Nil(t, gotErr, "%v", gotErr)
+		var want []string
+		for _, fl := range all {
+			if ok, _ := doublestar.Match(pattern, fl.rel); ok {
+				want = append(want, fl.rel)
+			}
+		}
+		total := int64(len(want))
+		if offset > total {
+			offset = total
+		}
+		end := offset + limit
+		if end > total {
+			end = total
+		}
+		window := append([]string{}, want[offset:end]...)
+		require.Equal(t, window, got.Matches, "pattern %q limit %d offset %d", pattern, limit, offset)
+		require.Equal(t, len(window), got.Count)
+		require.Equal(t, end < total, got.Truncated)
+		if got.Truncated {
+			require.Contains(t, got.Notice, "offset=")
+		}
+	})
+}
