@@ -115,6 +115,7 @@ type grepRequest struct {
 	before, after int
 	headLimit     int
 	offset        int
+	chunkBytes    int // how much of a file is searched at once
 }
 
 func grepDecode(call *rpc.Call) (grepParams, *grepRequest, error) {
@@ -174,6 +175,10 @@ func grepDecode(call *rpc.Call) (grepParams, *grepRequest, error) {
 		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: %v", err)
 	}
 	r.m = m
+	r.chunkBytes = grepChunkBytes
+	if !p.Multiline && r.before == 0 && r.after == 0 {
+		r.chunkBytes = min(grepChunkBytes, limits.SearchLineChunkBytes)
+	}
 	return p, r, nil
 }
 
@@ -470,7 +475,9 @@ func grepPlural(n int, one, many string) string {
 }
 
 // grepRun searches files in order with one worker per core, merging results
-// in order, and stops as soon as the collector is full.
+// in order, and stops as soon as the collector is full. Workers claim
+// batches of limits.SearchBatchFiles consecutive files and may run
+// limits.SearchLookahead files per worker ahead of the merge.
 func grepRun(ctx context.Context, s *Session, req *grepRequest, files []walk.File) (any, error) {
 	c := &grepCollector{s: s, req: req}
 	if len(files) == 0 {
@@ -478,14 +485,16 @@ func grepRun(ctx context.Context, s *Session, req *grepRequest, files []walk.Fil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers := min(runtime.NumCPU(), len(files))
-	tokens := make(chan struct{}, workers*limits.SearchLookahead)
+	const batch = limits.SearchBatchFiles
+	nb := (len(files) + batch - 1) / batch
+	workers := min(runtime.NumCPU(), nb)
+	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
 	for range cap(tokens) {
 		tokens <- struct{}{}
 	}
-	slots := make([]chan grepFileResult, len(files))
+	slots := make([]chan []grepFileResult, nb)
 	for i := range slots {
-		slots[i] = make(chan grepFileResult, 1)
+		slots[i] = make(chan []grepFileResult, 1)
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -502,10 +511,15 @@ func grepRun(ctx context.Context, s *Session, req *grepRequest, files []walk.Fil
 					return
 				}
 				i := int(next.Add(1) - 1)
-				if i >= len(files) {
+				if i >= nb {
 					return
 				}
-				slots[i] <- g.file(ctx, files[i])
+				lo := i * batch
+				rs := make([]grepFileResult, min(lo+batch, len(files))-lo)
+				for k := range rs {
+					rs[k] = g.file(ctx, files[lo+k])
+				}
+				slots[i] <- rs
 			}
 		}()
 	}
@@ -513,16 +527,19 @@ func grepRun(ctx context.Context, s *Session, req *grepRequest, files []walk.Fil
 		cancel()
 		wg.Wait()
 	}()
-	for i := range files {
-		var r grepFileResult
+merge:
+	for i := range nb {
+		var rs []grepFileResult
 		select {
-		case r = <-slots[i]:
+		case rs = <-slots[i]:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		tokens <- struct{}{}
-		if !c.add(files[i], r) {
-			break
+		for k, r := range rs {
+			if !c.add(files[i*batch+k], r) {
+				break merge
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -557,7 +574,7 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 	defer unix.Close(fd)
 	rd := grepReader{fd: fd, left: f.Size}
 	if cap(g.buf) < limits.SniffBytes {
-		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(f.Size)+1, grepChunkBytes)))
+		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(f.Size)+1, g.req.chunkBytes)))
 	}
 	n, eof, err := rd.fill(g.buf[:limits.SniffBytes])
 	if err != nil {
@@ -571,13 +588,18 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 		h = sourceset.NewHash()
 	}
 	data := g.buf[:n]
-	base := 0              // lines before data
-	done := false          // enough matches: only the tag still needs the rest
-	want := grepChunkBytes // bytes to gather before searching
+	base := 0                // lines before data
+	done := false            // enough matches: only the tag still needs the rest
+	first := true            // data starts at the file's start
+	want := g.req.chunkBytes // bytes to gather before searching
 	for {
 		for !eof && len(data) < want {
 			if cap(g.buf) == len(data) {
-				nb := make([]byte, len(data), max(2*cap(g.buf), want))
+				// Grow towards what this file still needs, not a whole
+				// chunk: a fresh 8 MiB per worker costs more to fault in
+				// than most files take to search.
+				need := len(data) + int(min(rd.left, int64(want)))
+				nb := make([]byte, len(data), max(2*cap(g.buf), min(need, want)))
 				copy(nb, data)
 				g.buf = nb
 			}
@@ -598,17 +620,21 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 			}
 			cut = i + 1
 		}
-		want = grepChunkBytes
+		want = g.req.chunkBytes
 		chunk := data[:cut]
-		if h != nil {
-			h.Write(chunk)
-		}
 		if !done {
 			done = g.chunk(chunk, base, &res)
 			if done && h == nil {
 				return res
 			}
 		}
+		// The tag covers the whole file, so every chunk of a file read in
+		// several is hashed; a file read in one is hashed only if it is
+		// shown (most files of a content search match nothing).
+		if h != nil && (!first || !eof || len(res.lines) > 0) {
+			h.Write(chunk)
+		}
+		first = false
 		if eof {
 			break
 		}

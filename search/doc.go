@@ -4,7 +4,10 @@
 // To be fast it never runs the regexp over text that cannot match: a literal
 // every match must contain is extracted with regexp/syntax and searched for
 // across the whole buffer (IndexByte on its rarest byte, then a compare that
-// folds ASCII case only for letters without non-ASCII case partners), and the
-// regexp then runs on the candidate lines alone. Patterns without such a
-// literal are run over the buffer once and confirmed per line.
+// folds ASCII case only for letters without non-ASCII case partners), and
+// only the candidate lines are then confirmed. A line is confirmed by a
+// lazily built DFA over the regexp's own compiled program when the line is
+// ASCII (a byte at a time, no backtracking) and by the regexp itself
+// otherwise, so both give regexp's answer. Patterns without such a literal
+// are confirmed line by line the same way.
 package search

@@ -25,6 +25,8 @@ type Matcher struct {
 
 	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
 	runLen int
+
+	dfa *lineDFA // answers re.Match on ASCII lines faster, or nil
 }
 
 // Compile compiles an RE2 pattern. caseInsensitive adds (?i); multiline lets
@@ -58,6 +60,10 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	m.perLine = hasTextAnchor(tree)
 	if multiline {
 		return m, nil
+	}
+	// regexp compiles the same simplified tree of the same text.
+	if prog, err := syntax.Compile(tree); err == nil {
+		m.dfa = newLineDFA(prog)
 	}
 	lit := required(tree)
 	if len(lit.runes) == 0 {
@@ -291,7 +297,7 @@ func (m *Matcher) MatchLines(buf []byte, fn func(n, start, end int) bool) {
 		m.multilineScan(buf, fn)
 	case m.perLine:
 		lineScan(buf, func(n, s, e int) bool {
-			if m.re.Match(buf[s:e]) {
+			if m.lineMatch(buf[s:e]) {
 				return fn(n, s, e)
 			}
 			return true
@@ -348,7 +354,7 @@ func (m *Matcher) literalScan(buf []byte, fn func(n, start, end int) bool) {
 			return
 		}
 		n, s, e := ln.at(i)
-		if m.exact || (m.run == nil || m.findRun(buf[s:e], 0) >= 0) && m.re.Match(buf[s:e]) {
+		if m.exact || (m.run == nil || m.findRun(buf[s:e], 0) >= 0) && m.lineMatch(buf[s:e]) {
 			if !fn(n, s, e) {
 				return
 			}
@@ -443,7 +449,7 @@ func (m *Matcher) runScan(buf []byte, fn func(n, start, end int) bool) {
 			return
 		}
 		n, s, e := ln.at(i)
-		if m.re.Match(buf[s:e]) {
+		if m.lineMatch(buf[s:e]) {
 			if !fn(n, s, e) {
 				return
 			}
@@ -452,10 +458,33 @@ func (m *Matcher) runScan(buf []byte, fn func(n, start, end int) bool) {
 	}
 }
 
-// regexScan runs the regexp over the buffer and confirms each hit on its line
-// alone: a match crossing a newline must not count, and no line before the
-// first buffer match can match on its own.
+// lineMatch reports whether the regexp matches line (which holds no "\n"),
+// asking the DFA first.
+func (m *Matcher) lineMatch(line []byte) bool {
+	if m.dfa != nil {
+		if matched, ok := m.dfa.match(line); ok {
+			return matched
+		}
+	}
+	return m.re.Match(line)
+}
+
+// regexScan asks the DFA about every line when there is one. Otherwise it
+// runs the regexp over the buffer and confirms each hit on its line alone: a
+// match crossing a newline must not count, and no line before the first
+// buffer match can match on its own.
 func (m *Matcher) regexScan(buf []byte, fn func(n, start, end int) bool) {
+	if m.dfa != nil {
+		// The DFA reads each byte once; a line it cannot decide goes to
+		// the regexp alone.
+		lineScan(buf, func(n, s, e int) bool {
+			if m.lineMatch(buf[s:e]) {
+				return fn(n, s, e)
+			}
+			return true
+		})
+		return
+	}
 	ln := lines{buf: buf, line: 1}
 	pos := 0
 	for pos < len(buf) {

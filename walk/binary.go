@@ -2,6 +2,7 @@ package walk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -112,9 +113,16 @@ func Sniff(head []byte, atEOF bool) (binary bool, reason string) {
 }
 
 // nonPrintable counts the non-printable bytes of head (which holds no NUL).
+// Eight bytes at a time that are all printable ASCII, tab or newline (most of
+// any text file) are skipped as one word; any other word is walked byte by
+// byte, so the count is exactly that of the byte loop alone.
 func nonPrintable(head []byte, atEOF bool) int {
 	bad := 0
 	for i := 0; i < len(head); {
+		if i+8 <= len(head) && plainWord(binary.LittleEndian.Uint64(head[i:])) {
+			i += 8
+			continue
+		}
 		b := head[i]
 		if b < utf8.RuneSelf {
 			if (b < 0x20 && !allowedControl(b)) || b == 0x7f {
@@ -135,6 +143,27 @@ func nonPrintable(head []byte, atEOF bool) int {
 		i += size
 	}
 	return bad
+}
+
+// Word constants: the byte repeated in every lane, and the lanes' high bits.
+const (
+	lanes01 = 0x0101010101010101
+	lanesHi = 0x8080808080808080
+)
+
+// plainWord reports whether all eight bytes of w are printable ASCII
+// (0x20..0x7e), tab or newline. Each lane test is exact: with no high bit
+// set, adding at most 0x7f to a lane never carries into the next one.
+func plainWord(w uint64) bool {
+	if w&lanesHi != 0 {
+		return false // a byte ≥ 0x80
+	}
+	ge20 := (w + 0x60*lanes01) & lanesHi                   // lane ≥ 0x20
+	not09 := (w ^ 0x09*lanes01) + 0x7f*lanes01             // lane != '\t' (its high bit)
+	not0a := (w ^ 0x0a*lanes01) + 0x7f*lanes01             // lane != '\n'
+	not7f := ((w ^ 0x7f*lanes01) + 0x7f*lanes01) & lanesHi // lane != DEL
+	ok := (ge20 | ^(not09 & not0a)) & not7f                // high bits: printable, tab or newline
+	return ok == lanesHi
 }
 
 func allowedControl(b byte) bool {
