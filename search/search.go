@@ -346,18 +346,29 @@ func (l *lines) next(end int) int {
 }
 
 func (m *Matcher) literalScan(buf []byte, fn func(n, start, end int) bool) {
+	scanCandidates(buf, m.find, m.literalConfirm, fn)
+}
+
+// literalConfirm reports whether a line holding the literal matches.
+func (m *Matcher) literalConfirm(line []byte) bool {
+	return m.exact || (m.run == nil || m.findRun(line, 0) >= 0) && m.lineMatch(line)
+}
+
+// scanCandidates walks buf from its start: find returns the offset of the
+// next candidate at or after pos (or -1), confirm decides whether the line
+// holding it matches, and fn receives each matching line (number, start,
+// end without its "\n") until it returns false. Each line is visited once.
+func scanCandidates(buf []byte, find func(buf []byte, pos int) int, confirm func(line []byte) bool, fn func(n, start, end int) bool) {
 	ln := lines{buf: buf, line: 1}
 	pos := 0
 	for pos < len(buf) {
-		i := m.find(buf, pos)
+		i := find(buf, pos)
 		if i < 0 {
 			return
 		}
 		n, s, e := ln.at(i)
-		if m.exact || (m.run == nil || m.findRun(buf[s:e], 0) >= 0) && m.lineMatch(buf[s:e]) {
-			if !fn(n, s, e) {
-				return
-			}
+		if confirm(buf[s:e]) && !fn(n, s, e) {
+			return
 		}
 		pos = ln.next(e)
 	}
@@ -441,21 +452,7 @@ func foldEqual(a, lit []byte) bool {
 // runScan finds candidate lines by their class run and confirms each with
 // the regexp.
 func (m *Matcher) runScan(buf []byte, fn func(n, start, end int) bool) {
-	ln := lines{buf: buf, line: 1}
-	pos := 0
-	for pos < len(buf) {
-		i := m.findRun(buf, pos)
-		if i < 0 {
-			return
-		}
-		n, s, e := ln.at(i)
-		if m.lineMatch(buf[s:e]) {
-			if !fn(n, s, e) {
-				return
-			}
-		}
-		pos = ln.next(e)
-	}
+	scanCandidates(buf, m.findRun, m.lineMatch, fn)
 }
 
 // lineMatch reports whether the regexp matches line (which holds no "\n"),
