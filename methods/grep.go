@@ -641,7 +641,7 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 		if ctx.Err() != nil {
 			return grepFileResult{}
 		}
-		base += search.CountLines(chunk)
+		base += limits.CountLines(chunk)
 		rest := copy(g.buf[:cap(g.buf)], data[cut:])
 		data = g.buf[:rest]
 	}

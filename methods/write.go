@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/atomicfile"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/walk"
@@ -184,12 +185,8 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 	tag := sourceset.TagOf(data)
 	s.Sources.Forget(rp.Abs, tag) // an older version with this tag says nothing of the new content
-	lines := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		lines++
-	}
 	return &writeResult{
 		Path: rp.Display, Root: string(rp.Root), Tag: tag,
-		FileBytes: len(data), TotalLines: lines, Created: !exists, Notice: notice,
+		FileBytes: len(data), TotalLines: limits.CountLines(data), Created: !exists, Notice: notice,
 	}, nil
 }

@@ -552,16 +552,6 @@ func lineScan(buf []byte, fn func(n, start, end int) bool) {
 	}
 }
 
-// CountLines returns the number of lines of buf (SPEC §2: a final line without
-// "\n" counts; an empty buffer has none).
-func CountLines(buf []byte) int {
-	n := bytes.Count(buf, []byte{'\n'})
-	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
 // LineSpans returns the spans of lines from..to (1-based, inclusive) of buf,
 // stopping at its end. Callers use it to fetch context lines.
 func LineSpans(buf []byte, from, to int) [][2]int {
