@@ -279,34 +279,18 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 	return json.Marshal(req)
 }
 
-// WriteObject writes one message. Responses carry the id's original JSON text.
+// WriteObject writes one message. Only notifications take this path: the
+// server writes its replies itself (writeResult, writeError), with the
+// request's original id text.
 func (s *Stream) WriteObject(obj any) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	return s.writeFrame(restoreID(b))
+	return s.writeFrame(b)
 }
 
-// restoreID replaces a leading `{"id":"<json text>"` with `{"id":<json text>`.
-func restoreID(b []byte) []byte {
-	const prefix = `{"id":"`
-	if !bytes.HasPrefix(b, []byte(prefix)) {
-		return b
-	}
-	dec := json.NewDecoder(bytes.NewReader(b[len(prefix)-1:]))
-	var text string
-	if err := dec.Decode(&text); err != nil || !json.Valid([]byte(text)) {
-		return b
-	}
-	end := len(prefix) - 1 + int(dec.InputOffset())
-	out := make([]byte, 0, len(b)-end+len(text)+7)
-	out = append(out, `{"id":`...)
-	out = append(out, text...)
-	return append(out, b[end:]...)
-}
-
-// errorResponse is a response the codec writes itself.
+// errorResponse is an error reply as written on the wire.
 type errorResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -321,10 +305,17 @@ type wireError struct {
 
 // replyError answers a frame the codec rejected; id nil means null.
 func (s *Stream) replyError(id json.RawMessage, code int64, msg string) {
+	s.writeError(id, wireError{Code: code, Message: msg})
+}
+
+// writeError writes an error reply carrying id (a request's original JSON
+// text; nil means null). Failures are logged: the peer is gone or the error
+// is unencodable, and nothing else can be done with it.
+func (s *Stream) writeError(id json.RawMessage, e wireError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: msg}})
+	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
 	if err != nil {
 		s.log.Printf("marshal error reply: %v", err)
 		return
@@ -332,6 +323,17 @@ func (s *Stream) replyError(id json.RawMessage, code int64, msg string) {
 	if err := s.writeFrame(b); err != nil {
 		s.log.Printf("write error reply: %v", err)
 	}
+}
+
+// writeResult writes a success reply: result (already marshalled) spliced in
+// after the request's original id text, so it is marshalled only once.
+func (s *Stream) writeResult(id, result json.RawMessage) error {
+	frame := make([]byte, 0, len(result)+len(id)+40)
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id...)
+	frame = append(frame, `,"result":`...)
+	frame = append(frame, result...)
+	return s.writeFrame(append(frame, '}'))
 }
 
 func (s *Stream) writeFrame(body []byte) error {

@@ -115,17 +115,16 @@ func TestStream_IDsCarriedAsText(t *testing.T) {
 			reqs, _, _ := readAll(t, frameOf(`{"jsonrpc":"2.0","id":`+id+`,"method":"m"}`))
 			require.Len(t, reqs, 1)
 			require.Equal(t, id, reqs[0]["id"])
-			resp, err := json.Marshal(map[string]any{"id": id, "result": 1})
-			require.NoError(t, err)
-			// Go sorts map keys, so "id" leads as it does in jsonrpc2's Response.
-			require.Equal(t, `{"id":`+id+`,"result":1}`, string(restoreID(resp)))
+			// Both reply paths write the id text back verbatim.
+			var w bytes.Buffer
+			s := NewStream(strings.NewReader(""), &w, nil, nil)
+			require.NoError(t, s.writeResult(json.RawMessage(id), json.RawMessage(`1`)))
+			s.writeError(json.RawMessage(id), wireError{Code: CodeToolFailure, Message: "x"})
+			require.Equal(t,
+				frameOf(`{"jsonrpc":"2.0","id":`+id+`,"result":1}`)+
+					frameOf(`{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32001,"message":"x"}}`),
+				w.String())
 		})
-	}
-}
-
-func TestRestoreID_LeavesOtherMessagesAlone(t *testing.T) {
-	for _, in := range []string{`{"jsonrpc":"2.0","method":"$/progress"}`, `{"id":null}`, `{"id":"not json text"}`} {
-		require.Equal(t, in, string(restoreID([]byte(in))))
 	}
 }
 

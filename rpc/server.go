@@ -108,7 +108,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 // $/cancelRequest, state changes) happens here; the work runs in goroutines.
 func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
-		s.notification(conn, req)
+		s.notification(req)
 		return
 	}
 	id := json.RawMessage(req.ID.Str)
@@ -121,17 +121,17 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	s.mu.Unlock()
 	switch {
 	case st == stateNew && req.Method != "initialize":
-		s.replyErr(conn, req.ID, &Error{Code: CodeServerNotInitialized, Message: fmt.Sprintf("%s before initialize", req.Method)})
+		s.replyErr(req.ID, &Error{Code: CodeServerNotInitialized, Message: fmt.Sprintf("%s before initialize", req.Method)})
 		return
 	case st == stateShutdown:
-		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
 		return
 	case req.Method == "initialize":
 		if st != stateNew {
-			s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: "initialize may only be sent once"})
+			s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: "initialize may only be sent once"})
 			return
 		}
-		s.initialize(conn, req.ID, params)
+		s.initialize(req.ID, params)
 		return
 	case req.Method == "shutdown":
 		s.mu.Lock()
@@ -141,13 +141,13 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		go func() {
 			defer s.acks.Done()
 			s.shutdown()
-			s.reply(conn, req.ID, nil, nil)
+			s.reply(req.ID, nil, nil)
 		}()
 		return
 	}
 	h := s.svc.Handler(req.Method)
 	if h == nil {
-		s.replyErr(conn, req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
+		s.replyErr(req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
 		return
 	}
 	key := string(id)
@@ -156,13 +156,13 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	if s.state == stateShutdown {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
 		return
 	}
 	if _, dup := s.running[key]; dup {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(conn, req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", key)})
+		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", key)})
 		return
 	}
 	s.running[key] = cancel
@@ -172,11 +172,11 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	call := NewCall(req.Method, id, params, func(method string, p any) error {
 		return conn.Notify(context.Background(), method, p)
 	})
-	go s.run(ctx, cancel, conn, req.ID, call, h)
+	go s.run(ctx, cancel, req.ID, call, h)
 }
 
 // run waits for a slot, runs the handler and replies.
-func (s *server) run(ctx context.Context, cancel context.CancelFunc, conn *jsonrpc2.Conn, id jsonrpc2.ID, call *Call, h Handler) {
+func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, call *Call, h Handler) {
 	defer s.calls.Done()
 	defer cancel()
 	var result any
@@ -198,7 +198,7 @@ func (s *server) run(ctx context.Context, cancel context.CancelFunc, conn *jsonr
 			err = Errorf(Cancelled, "%s cancelled", call.Method)
 		}
 	}
-	s.reply(conn, id, result, err)
+	s.reply(id, result, err)
 }
 
 // invoke runs h, turning a panic into an internal error so the server keeps serving.
@@ -212,18 +212,18 @@ func (s *server) invoke(ctx context.Context, call *Call, h Handler) (result any,
 	return h(ctx, call)
 }
 
-func (s *server) initialize(conn *jsonrpc2.Conn, id jsonrpc2.ID, params json.RawMessage) {
+func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	var p protocol.InitializeParams
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		s.replyErr(conn, id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
+		s.replyErr(id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
 		return
 	}
 	res, err := s.svc.Initialize(s.base, &p)
 	if err != nil {
-		s.reply(conn, id, nil, err)
+		s.reply(id, nil, err)
 		return
 	}
 	s.mu.Lock()
@@ -236,10 +236,10 @@ func (s *server) initialize(conn *jsonrpc2.Conn, id jsonrpc2.ID, params json.Raw
 			s.finish(1)
 		})
 	}
-	s.reply(conn, id, res, nil)
+	s.reply(id, res, nil)
 }
 
-func (s *server) notification(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *server) notification(req *jsonrpc2.Request) {
 	switch req.Method {
 	case "exit":
 		s.mu.Lock()
@@ -292,41 +292,31 @@ func (s *server) finish(code int) {
 	s.exitOnce.Do(func() { s.exit <- code })
 }
 
-// reply writes the response frame directly: the result is marshalled once
-// and spliced in after the client's original id text, instead of being
-// re-marshalled and compacted by jsonrpc2 on its way out. The stream's write
-// lock serialises it with every other frame.
-func (s *server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err error) {
+// reply writes the reply to id: the result is marshalled once and written
+// with the client's original id text, or the error through AsError. The
+// stream's write lock serialises it with every other frame.
+func (s *server) reply(id jsonrpc2.ID, result any, err error) {
 	if err != nil {
-		s.replyErr(conn, id, AsError(err))
+		s.replyErr(id, AsError(err))
 		return
 	}
 	b, merr := json.Marshal(result)
 	if merr != nil {
-		s.replyErr(conn, id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
+		s.replyErr(id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
 		return
 	}
-	frame := make([]byte, 0, len(b)+len(id.Str)+40)
-	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
-	frame = append(frame, id.Str...)
-	frame = append(frame, `,"result":`...)
-	frame = append(frame, b...)
-	frame = append(frame, '}')
-	if werr := s.stream.writeFrame(frame); werr != nil {
+	if werr := s.stream.writeResult(json.RawMessage(id.Str), b); werr != nil {
 		s.log.Printf("reply %s: %v", id.Str, werr)
 	}
 }
 
-func (s *server) replyErr(conn *jsonrpc2.Conn, id jsonrpc2.ID, e *Error) {
-	wire := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
+func (s *server) replyErr(id jsonrpc2.ID, e *Error) {
+	wire := wireError{Code: e.Code, Message: e.Message}
 	data, err := e.wireData()
 	if err != nil {
 		s.log.Printf("error data for %s: %v", id.Str, err)
-	} else if data != nil {
-		raw := json.RawMessage(data)
-		wire.Data = &raw
+	} else {
+		wire.Data = data
 	}
-	if werr := conn.ReplyWithError(context.Background(), id, wire); werr != nil {
-		s.log.Printf("reply %s: %v", id.Str, werr)
-	}
+	s.stream.writeError(json.RawMessage(id.Str), wire)
 }
