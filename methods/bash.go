@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -148,14 +147,10 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 	}
 	r.dir = s.Roots.First()
 	if p.Cwd != nil {
-		rp, err := s.Roots.Resolve(*p.Cwd)
+		rp, err := resolvePath(s, "bash: cwd", *p.Cwd)
 		switch {
-		case errors.Is(err, walk.ErrInvalidPath):
-			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: cwd %v", err)
-		case errors.Is(err, walk.ErrOutsideRoots):
-			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %v", err)
 		case err != nil:
-			return nil, fmt.Errorf("bash: cwd %s: %w", *p.Cwd, err)
+			return nil, err
 		case rp.Root != walk.Workspace:
 			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
 		case !rp.Exists:

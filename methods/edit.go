@@ -600,14 +600,9 @@ func editResolve(s *Session, tool, p string) (walk.Path, error) {
 	if p == "" {
 		return walk.Path{}, rpc.Errorf(rpc.InvalidArgument, "%s: path is required", tool)
 	}
-	rp, err := s.Roots.Resolve(p)
-	switch {
-	case errors.Is(err, walk.ErrOutsideRoots):
-		return walk.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: %v", tool, p, err)
-	case errors.Is(err, walk.ErrInvalidPath):
-		return walk.Path{}, rpc.Errorf(rpc.InvalidArgument, "%s %s: %v", tool, p, err)
-	case err != nil:
-		return walk.Path{}, fmt.Errorf("%s %s: %w", tool, p, err)
+	rp, err := resolvePath(s, tool, p)
+	if err != nil {
+		return walk.Path{}, err
 	}
 	if rp.Root == walk.External {
 		return walk.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: external roots are read-only", tool, rp.Display)

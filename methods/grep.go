@@ -188,14 +188,10 @@ func searchResolve(s *Session, tool, p string) (walk.Path, error) {
 	if p == "" {
 		p = s.Roots.First()
 	}
-	rp, err := s.Roots.Resolve(p)
+	rp, err := resolvePath(s, tool, p)
 	switch {
-	case errors.Is(err, walk.ErrInvalidPath):
-		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %q: %v", tool, p, err)
-	case errors.Is(err, walk.ErrOutsideRoots):
-		return rp, rpc.Errorf(rpc.PermissionDenied, "%s %s: %v", tool, p, err)
 	case err != nil:
-		return rp, fmt.Errorf("%s %s: %w", tool, p, err)
+		return rp, err
 	case !rp.Exists:
 		return rp, rpc.Errorf(rpc.NotFound, "%s %s: no such file or directory", tool, p)
 	}

@@ -109,16 +109,9 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp, err := s.Roots.Resolve(path)
-	switch {
-	case errors.Is(err, walk.ErrInvalidPath):
-		return nil, rpc.Errorf(rpc.InvalidArgument, "read %v", err)
-	case errors.Is(err, walk.ErrOutsideRoots):
-		return nil, rpc.Errorf(rpc.PermissionDenied, "read %v", err)
-	case errors.Is(err, fs.ErrPermission): // a parent directory the server may not search
-		return nil, rpc.Errorf(rpc.PermissionDenied, "read %s: %v", path, err)
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	rp, err := resolvePath(s, "read", path)
+	if err != nil {
+		return nil, err
 	}
 	res, err := readFile(ctx, s, rp, path, offset, limit)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

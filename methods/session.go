@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -262,4 +263,22 @@ func (t *Toolbox) Shutdown() {
 		h(s)
 	}
 	_ = s.Scratch.Remove()
+}
+
+// resolvePath resolves p against the session's roots and maps failures to
+// the wire errors of SPEC §10: an impossible path (NUL byte, symlink loop) is
+// INVALID_ARGUMENT; a path outside the roots, or behind a directory the server
+// may not search, is PERMISSION_DENIED. what prefixes messages ("read",
+// "bash: cwd").
+func resolvePath(s *Session, what, p string) (walk.Path, error) {
+	rp, err := s.Roots.Resolve(p)
+	switch {
+	case errors.Is(err, walk.ErrInvalidPath):
+		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %v", what, err)
+	case errors.Is(err, walk.ErrOutsideRoots), errors.Is(err, fs.ErrPermission):
+		return rp, rpc.Errorf(rpc.PermissionDenied, "%s %v", what, err)
+	case err != nil:
+		return rp, fmt.Errorf("%s %s: %w", what, p, err)
+	}
+	return rp, nil
 }
