@@ -110,14 +110,14 @@ export interface EditParams {
   /** (pattern "^[0-9a-f]{4}$") */
   tag: string;
   /** (minItems 1, maxItems 200) */
-  ops: ({
+  ops: {
     op: "replace" | "insert" | "delete";
     /** (minimum 0) */
     start: number;
     /** (minimum 1) */
     end?: number;
     lines?: string[];
-  })[];
+  }[];
 }
 
 /** Result of tools/edit (from schema/results.json). SPEC §8 (the server adds totalLines and clippedLines to the SPEC's {path, tag, content, notice?}). */
