@@ -89,21 +89,6 @@ const defaultCloseTimeoutMs = 3000;
 const stderrTailBytes = 8192;
 const chunkType = new rpc.ProgressType<BashChunk>();
 
-// Servers still running when the host process exits get SIGTERM, which makes
-// toolrpc kill its calls' process trees and exit (SPEC §1); processId covers
-// a host that dies without running exit handlers.
-const live = new Set<ChildProcessWithoutNullStreams>();
-let exitHookInstalled = false;
-function track(child: ChildProcessWithoutNullStreams): void {
-  live.add(child);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const c of live) c.kill('SIGTERM');
-    });
-  }
-}
-
 function isObjectParams(p: unknown): p is object {
   return p !== null && typeof p === 'object' && !Array.isArray(p);
 }
@@ -186,7 +171,6 @@ export class ToolRPC {
   }
 
   static async #connect(child: ChildProcessWithoutNullStreams, root: string, opts: SpawnOptions): Promise<ToolRPC> {
-    track(child);
     let tail = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s: string) => {
@@ -195,10 +179,7 @@ export class ToolRPC {
     });
     child.stdin.on('error', () => {}); // EPIPE after the server died: the pending calls report it.
     const exited = new Promise<ExitStatus>((resolve) => {
-      child.once('exit', (code, signal) => {
-        live.delete(child);
-        resolve({ code, signal });
-      });
+      child.once('exit', (code, signal) => resolve({ code, signal }));
     });
     const conn = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
     // 'close' comes after the exit and after stdout was read to its end, so a

@@ -40,6 +40,7 @@ test('read, in a root whose path has a space', async (t) => {
   assert.equal(r.content, `[hello.txt#${r.tag}]\n1:alpha\n2:beta\n3:gamma\n`);
   assert.deepEqual([r.path, r.root, r.totalLines, r.truncated], ['hello.txt', 'workspace', 3, false]);
   const page = await tr.read({ path: 'hello.txt', offset: 2, limit: 1 });
+  conforms(resultSchemas['tools/read'], page);
   assert.equal(page.content, `[hello.txt#${r.tag}]\n2:beta\n`);
   assert.match(page.notice, /offset=3/);
 });
