@@ -2,7 +2,7 @@
 // bench measures the per-call overhead of @toolrpc/client against raw
 // vscode-jsonrpc: the same calls to two servers of the same binary, one
 // driven by a ToolRPC, one by a bare MessageConnection, interleaved call by
-// call (A B A B) after a warm-up, median of --n round trips (default 1000).
+// call (A B B A ...) after a warm-up, median of --n round trips (default 1000).
 //
 // Usage: npm run bench [-- --n 1000]   (binary: $TOOLRPC_BIN, else go build)
 import { spawn } from 'node:child_process';
@@ -25,7 +25,8 @@ async function raw(bin, root) {
   await conn.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: {}, initializationOptions: { dataDir: path.join(root, '..', 'data-raw') } });
   await conn.sendNotification('initialized', {});
   return {
-    call: (method, params) => conn.sendRequest(method, params),
+    // Without params when there are none: sendRequest(method, undefined) would send [null].
+    call: (method, params) => (params === undefined ? conn.sendRequest(method) : conn.sendRequest(method, params)),
     async close() {
       await conn.sendRequest('shutdown');
       await conn.sendNotification('exit');
@@ -71,8 +72,13 @@ async function main() {
     const a = [];
     const b = [];
     for (let i = 0; i < n; i++) {
-      a.push(await time(rawCall));
-      b.push(await time(clientCall));
+      if (i % 2 === 0) {
+        a.push(await time(rawCall));
+        b.push(await time(clientCall));
+      } else {
+        b.push(await time(clientCall));
+        a.push(await time(rawCall));
+      }
     }
     const ra = median(a);
     const rb = median(b);

@@ -34,6 +34,7 @@ test('the client sends params by name, its own workDoneToken and processId', asy
   await tr.bash({ command: 'true', env: {} });
   await tr.bash({ command: 'true', workDoneToken: 42 });
   await tr.read({ path: 'a.txt' });
+  await tr.tools(); // raw vscode-jsonrpc's sendRequest(method, undefined) would send [null]
   const aborted = AbortSignal.abort();
   const pre = await rejection(tr.bash({ command: 'touch must-not-exist' }, { signal: aborted }));
   assert.equal(pre.kind, 'CANCELLED');
@@ -57,6 +58,9 @@ test('the client sends params by name, its own workDoneToken and processId', asy
     if (m.params !== undefined) assert.ok(m.params !== null && typeof m.params === 'object' && !Array.isArray(m.params), JSON.stringify(m));
   }
   assert.deepEqual(msgs.filter((m) => m.method === 'tools/read').length, 1);
+  const list = msgs.filter((m) => m.method === 'tools/list');
+  assert.equal(list.length, 1);
+  assert.ok(!('params' in list[0]), JSON.stringify(list[0]));
   assert.deepEqual(msgs.slice(-2).map((m) => m.method), ['shutdown', 'exit']);
   assert.ok(!fs.existsSync(path.join(ws.root, 'must-not-exist')));
 });
