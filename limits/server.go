@@ -11,3 +11,15 @@ const (
 	// pidfd is available.
 	HostPollInterval = 250 * time.Millisecond
 )
+
+// MCP mode (`toolrpc mcp`, SPEC §12).
+const (
+	// MCPHeartbeatInterval bounds the silence of a tool call that carries a
+	// progressToken: a notifications/progress goes out at least this often,
+	// so clients that reset their request timeout on progress let a silent
+	// command finish.
+	MCPHeartbeatInterval = 5 * time.Second
+	// MCPRootsWait bounds the wait for the client's roots/list answer; past
+	// it the session starts on the working directory.
+	MCPRootsWait = 10 * time.Second
+)

@@ -41,3 +41,18 @@ func Names() []string {
 	sort.Strings(names)
 	return names
 }
+
+// Lookup returns the method registered under name.
+func Lookup(name string) (Method, bool) {
+	m, ok := registry[name]
+	return m, ok
+}
+
+// All returns every registered method, sorted by name.
+func All() []Method {
+	out := make([]Method, 0, len(registry))
+	for _, n := range Names() {
+		out = append(out, registry[n])
+	}
+	return out
+}

@@ -6,6 +6,7 @@
 //
 //	toolrpc [--root DIR] [--data-dir DIR] [--session ID] [--log-file FILE]
 //	toolrpc call METHOD [JSON | -]   (- reads the params from stdin)
+//	toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE]
 //	toolrpc --version
 package main
 
@@ -33,6 +34,9 @@ func main() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	}
+	if len(os.Args) > 1 && os.Args[1] == "mcp" {
+		os.Exit(runMCP(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -46,7 +50,8 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: toolrpc [flags]            serve JSON-RPC on stdio\n")
-		fmt.Fprintf(stderr, "       toolrpc [flags] call METHOD [JSON]   make one call and print the result\n\nflags:\n")
+		fmt.Fprintf(stderr, "       toolrpc [flags] call METHOD [JSON]   make one call and print the result\n")
+		fmt.Fprintf(stderr, "       toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID]   serve MCP on stdio\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
