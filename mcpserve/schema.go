@@ -46,7 +46,6 @@ const (
 	writeResultSchema = `{"type":"object","required":["path","root","tag","fileBytes","totalLines","created"],"properties":{` +
 		`"path":{"type":"string"},"root":{"enum":["workspace","scratch","external"]},"tag":{"type":"string"},` +
 		`"fileBytes":{"type":"integer"},"totalLines":{"type":"integer"},"created":{"type":"boolean"},"notice":{"type":"string"}}}`
-
 )
 
 // errorKinds are the data.code strings of SPEC §10.
