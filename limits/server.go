@@ -19,7 +19,4 @@ const (
 	// so clients that reset their request timeout on progress let a silent
 	// command finish.
 	MCPHeartbeatInterval = 5 * time.Second
-	// MCPRootsWait bounds the wait for the client's roots/list answer; past
-	// it the session starts on the working directory.
-	MCPRootsWait = 10 * time.Second
 )

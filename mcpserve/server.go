@@ -53,7 +53,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, cfg Config
 		Logger:       slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
-			s.sessions.start(req.Session)
+			s.sessions.early(req.Session)
 		},
 	})
 	ts, ms := tools()
@@ -66,7 +66,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, cfg Config
 	if sess := s.sessions.built(); sess != nil {
 		methods.CloseSession(sess)
 	}
-	if err == context.Canceled {
+	if err == context.Canceled || err == io.EOF {
 		err = nil
 	}
 	return err

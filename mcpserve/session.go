@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"context"
 	"log"
 	"net/url"
 	"path/filepath"
@@ -10,102 +9,101 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/protocol"
 
-	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
 )
 
-// rootsWait is limits.MCPRootsWait; tests shorten it.
-var rootsWait = limits.MCPRootsWait
+// rootsInput is the key of the roots/list input request.
+const rootsInput = "roots"
 
 // sessionStarter builds the one toolbox session of the connection, once, on
-// the roots SPEC §12 names: the --root flags, else the client's roots/list
-// when it offers roots, else the working directory (methods.NewSession's
-// default). It starts at notifications/initialized or at the first tool
-// call, whichever comes first.
+// the roots SPEC §12 names: the --root flags, else the client's roots when
+// it offers roots, else the working directory (methods.NewSession's
+// default). The client's roots are asked for as a multi-round-trip input
+// request (SEP-2322) of the first tool call: MCP 2026-07-28 forbids a
+// roots/list request of the server's own, and the go-sdk turns the input
+// request into a plain roots/list for clients of older versions.
 type sessionStarter struct {
 	cfg Config
 
-	once sync.Once
-	done chan struct{}
+	mu   sync.Mutex
 	sess *methods.Session
 	err  error
+	done bool
 }
 
 func newSessionStarter(cfg Config) *sessionStarter {
-	return &sessionStarter{cfg: cfg, done: make(chan struct{})}
+	return &sessionStarter{cfg: cfg}
 }
 
-// start begins building the session, if it has not begun.
-func (st *sessionStarter) start(ss *mcp.ServerSession) {
-	st.once.Do(func() {
-		go func() {
-			defer close(st.done)
-			st.sess, st.err = st.build(ss)
-		}()
-	})
+// offersRoots reports whether the client declared the roots capability.
+func offersRoots(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.RootsV2 != nil
 }
 
-// get returns the session, waiting for it to be built.
-func (st *sessionStarter) get(ctx context.Context, ss *mcp.ServerSession) (*methods.Session, error) {
-	st.start(ss)
-	select {
-	case <-st.done:
-		return st.sess, st.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+// early builds the session at notifications/initialized when no roots need
+// asking for.
+func (st *sessionStarter) early(ss *mcp.ServerSession) {
+	if len(st.cfg.Roots) > 0 || !offersRoots(ss) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.buildLocked(st.cfg.Roots)
 	}
+}
+
+// get returns the session for a tool call, or the input-required result
+// that asks the client for its roots.
+func (st *sessionStarter) get(req *mcp.CallToolRequest) (*methods.Session, *mcp.CallToolResult, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return st.sess, nil, st.err
+	}
+	roots := st.cfg.Roots
+	if len(roots) == 0 && offersRoots(req.Session) {
+		lr, ok := req.Params.InputResponses[rootsInput].(*mcp.ListRootsResult)
+		if !ok {
+			return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsInput: &mcp.ListRootsParams{}}}, nil
+		}
+		roots = rootPaths(lr)
+	}
+	st.buildLocked(roots)
+	return st.sess, nil, st.err
 }
 
 // built returns the session if one was built.
 func (st *sessionStarter) built() *methods.Session {
-	select {
-	case <-st.done:
-		return st.sess
-	default:
-		return nil
-	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.sess
 }
 
-func (st *sessionStarter) build(ss *mcp.ServerSession) (*methods.Session, error) {
-	roots := st.cfg.Roots
-	if len(roots) == 0 {
-		roots = clientRoots(ss)
+func (st *sessionStarter) buildLocked(roots []string) {
+	if st.done {
+		return
 	}
+	st.done = true
 	p := &protocol.InitializeParams{}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
-			return nil, err
+			st.err = err
+			return
 		}
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
 	}
 	s, err := methods.NewSession(methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version}, p)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = methods.StartSession(s)
 	}
-	if err := methods.StartSession(s); err != nil {
-		return nil, err
-	}
-	return s, nil
+	st.sess, st.err = s, err
 }
 
-// clientRoots asks the client for its roots when it offers them and returns
-// the file:// ones as paths; nil when it offers none, fails or does not
-// answer within rootsWait.
-func clientRoots(ss *mcp.ServerSession) []string {
-	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), rootsWait)
-	defer cancel()
-	res, err := ss.ListRoots(ctx, nil)
-	if err != nil {
-		log.Printf("mcp: roots/list: %v; using the working directory", err)
-		return nil
-	}
+// rootPaths returns the paths of the file:// roots; others are logged and
+// skipped.
+func rootPaths(lr *mcp.ListRootsResult) []string {
 	var roots []string
-	for _, r := range res.Roots {
+	for _, r := range lr.Roots {
 		u, err := url.Parse(r.URI)
 		if err != nil || u.Scheme != "file" || u.Path == "" {
 			log.Printf("mcp: roots/list: %q is not a file:// URI; skipped", r.URI)

@@ -85,8 +85,11 @@ func (s *server) handler(m methods.Method) mcp.ToolHandler {
 		stop := context.AfterFunc(s.ctx, cancel)
 		defer stop()
 
-		sess, err := s.sessions.get(ctx, req.Session)
-		if err != nil {
+		sess, ask, err := s.sessions.get(req)
+		switch {
+		case ask != nil:
+			return ask, nil
+		case err != nil:
 			return errorResult(name, err), nil
 		}
 		notify := func(string, any) error { return nil }
