@@ -19,4 +19,11 @@ const (
 	// so clients that reset their request timeout on progress let a silent
 	// command finish.
 	MCPHeartbeatInterval = 5 * time.Second
+	// MCPProgressSettle is the least time between a call's last progress
+	// notification and its result. The official TypeScript SDK handles a
+	// notification a microtask after a response read in the same chunk, so
+	// a chunk written just before the result reaches a retired handler and
+	// is reported as a protocol error (typescript-sdk#2580); the pause lets
+	// the client read the two apart.
+	MCPProgressSettle = 5 * time.Millisecond
 )

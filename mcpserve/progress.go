@@ -14,6 +14,9 @@ import (
 // heartbeatInterval is limits.MCPHeartbeatInterval; tests shorten it.
 var heartbeatInterval = limits.MCPHeartbeatInterval
 
+// progressSettle is limits.MCPProgressSettle; tests set it to zero.
+var progressSettle = limits.MCPProgressSettle
+
 // Keys of a progress notification's _meta.
 const (
 	metaStream       = "toolrpc/stream"
@@ -117,11 +120,18 @@ func (p *progress) heartbeat() {
 	}
 }
 
-// close stops the heartbeat; after it returns nothing more is sent.
+// close stops the heartbeat; after it returns nothing more is sent. When a
+// notification went out less than progressSettle ago, it returns only once
+// that much time has passed, so the result does not follow it too closely.
 func (p *progress) close() {
 	p.mu.Lock()
 	p.closed = true
+	sent := p.count > 0
+	wait := progressSettle - time.Since(p.last)
 	p.mu.Unlock()
 	close(p.stop)
 	<-p.done
+	if sent && wait > 0 && p.ctx.Err() == nil {
+		time.Sleep(wait)
+	}
 }
