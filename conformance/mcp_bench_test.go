@@ -25,7 +25,9 @@ type mcpBenchServer struct {
 func mcpBenchServers(b *testing.B) []mcpBenchServer {
 	servers := []mcpBenchServer{{
 		name: "toolrpc",
-		cmd:  func(root string) *exec.Cmd { return exec.Command(bin, "mcp", "--root", root, "--data-dir", b.TempDir()) },
+		cmd: func(root string) *exec.Cmd {
+			return exec.Command(bin, "mcp", "--root", root, "--data-dir", b.TempDir())
+		},
 		read: func(string) *mcp.CallToolParams {
 			return &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "tiny.txt"}}
 		},
