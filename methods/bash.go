@@ -16,8 +16,8 @@ import (
 	"github.com/toolrpc/toolrpc/capture"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // bashParams are the params of tools/bash (SPEC §6).
@@ -151,7 +151,7 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 		switch {
 		case err != nil:
 			return nil, err
-		case rp.Root != walk.Workspace:
+		case rp.Root != roots.Workspace:
 			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
 		case !rp.Exists:
 			return nil, rpc.Errorf(rpc.NotFound, "bash: cwd %s does not exist", rp.Display)

@@ -18,9 +18,9 @@ import (
 
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // editBufBytes is the read and write buffer of the edit passes.
@@ -596,16 +596,16 @@ func fileLocks(s *Session) *editLocks {
 
 // editResolve resolves a path a tool is about to modify: inside the
 // workspace or the scratch dir, never an external root.
-func editResolve(s *Session, tool, p string) (walk.Path, error) {
+func editResolve(s *Session, tool, p string) (roots.Path, error) {
 	if p == "" {
-		return walk.Path{}, rpc.Errorf(rpc.InvalidArgument, "%s: path is required", tool)
+		return roots.Path{}, rpc.Errorf(rpc.InvalidArgument, "%s: path is required", tool)
 	}
 	rp, err := resolvePath(s, tool, p)
 	if err != nil {
-		return walk.Path{}, err
+		return roots.Path{}, err
 	}
-	if rp.Root == walk.External {
-		return walk.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: external roots are read-only", tool, rp.Display)
+	if rp.Root == roots.External {
+		return roots.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: external roots are read-only", tool, rp.Display)
 	}
 	return rp, nil
 }
@@ -641,7 +641,7 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 }
 
 // editFile runs an edit on a resolved path with its lock held.
-func editFile(ctx context.Context, s *Session, rp walk.Path, tag string, hunks []editHunk) (*editResult, error) {
+func editFile(ctx context.Context, s *Session, rp roots.Path, tag string, hunks []editHunk) (*editResult, error) {
 	f, err := os.Open(rp.Abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rpc.Errorf(rpc.NotFound, "edit %s: no such file", rp.Display)

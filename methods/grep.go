@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sourceset"
@@ -184,7 +185,7 @@ func grepDecode(call *rpc.Call) (grepParams, *grepRequest, error) {
 
 // searchResolve resolves the path argument of grep or glob (default: the
 // first workspace root), mapping failures to the wire errors of SPEC §10.
-func searchResolve(s *Session, tool, p string) (walk.Path, error) {
+func searchResolve(s *Session, tool, p string) (roots.Path, error) {
 	if p == "" {
 		p = s.Roots.First()
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineindex"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/walk"
@@ -36,17 +35,17 @@ type readParams struct {
 
 // readResult is ReadResult of SPEC §4.
 type readResult struct {
-	Path         string    `json:"path"`
-	Root         walk.Kind `json:"root"`
-	Content      string    `json:"content"`
-	Tag          string    `json:"tag"`
-	Offset       int64     `json:"offset"`
-	LineCount    int       `json:"lineCount"`
-	TotalLines   int64     `json:"totalLines"`
-	FileBytes    int64     `json:"fileBytes"`
-	Truncated    bool      `json:"truncated"`
-	ClippedLines []int64   `json:"clippedLines,omitempty"`
-	Notice       string    `json:"notice,omitempty"`
+	Path         string     `json:"path"`
+	Root         roots.Kind `json:"root"`
+	Content      string     `json:"content"`
+	Tag          string     `json:"tag"`
+	Offset       int64      `json:"offset"`
+	LineCount    int        `json:"lineCount"`
+	TotalLines   int64      `json:"totalLines"`
+	FileBytes    int64      `json:"fileBytes"`
+	Truncated    bool       `json:"truncated"`
+	ClippedLines []int64    `json:"clippedLines,omitempty"`
+	Notice       string     `json:"notice,omitempty"`
 }
 
 // readBinaryData is the data of a TOOL_BINARY_CONTENT error.
@@ -122,7 +121,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 
 // readFile reads the window of the resolved file rp; asked is the path as the
 // caller gave it.
-func readFile(ctx context.Context, s *Session, rp walk.Path, asked string, offset, limit int64) (*readResult, error) {
+func readFile(ctx context.Context, s *Session, rp roots.Path, asked string, offset, limit int64) (*readResult, error) {
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
@@ -214,7 +213,7 @@ func readIndexes(s *Session) *lineindex.Cache {
 }
 
 // readCheckMode refuses directories and anything that is not a regular file.
-func readCheckMode(rp walk.Path, fi fs.FileInfo) error {
+func readCheckMode(rp roots.Path, fi fs.FileInfo) error {
 	switch m := fi.Mode(); {
 	case m.IsDir():
 		return rpc.Errorf(rpc.IsDirectory, "read %s: is a directory; use tools/glob to list it", rp.Display)
@@ -239,12 +238,12 @@ func readFileType(m fs.FileMode) string {
 	return "irregular file"
 }
 
-func readBinary(rp walk.Path, size int64, reason string) error {
+func readBinary(rp roots.Path, size int64, reason string) error {
 	return rpc.Errorf(rpc.BinaryContent, "read %s: binary content (%s)", rp.Display, reason).
 		WithData(readBinaryData{Path: rp.Display, FileBytes: size, Reason: reason})
 }
 
-func readOpenError(s *Session, rp walk.Path, err error) error {
+func readOpenError(s *Session, rp roots.Path, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return readNotFound(s, rp)
@@ -256,107 +255,13 @@ func readOpenError(s *Session, rp walk.Path, err error) error {
 
 // readNotFound is the NOT_FOUND error, with up to ReadMaxSuggestions similar
 // names of the same directory in data.suggestions.
-func readNotFound(s *Session, rp walk.Path) error {
-	sugg := readSuggest(s.Roots, rp.Abs)
+func readNotFound(s *Session, rp roots.Path) error {
+	sugg := s.Roots.Suggest(rp.Abs)
 	msg := fmt.Sprintf("read %s: no such file", rp.Display)
 	if len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
 	}
 	return rpc.Errorf(rpc.NotFound, "%s", msg).WithData(map[string]any{"path": rp.Display, "suggestions": sugg})
-}
-
-// readSuggest returns the display paths of up to ReadMaxSuggestions entries of
-// abs's directory whose names are close to abs's base name.
-func readSuggest(roots *walk.Roots, abs string) []string {
-	dir, base := filepath.Split(abs)
-	d, err := os.Open(dir)
-	if err != nil {
-		return []string{}
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(limits.ReadSuggestScanEntries)
-	type cand struct {
-		name  string
-		score int
-	}
-	var cands []cand
-	for _, n := range names {
-		if sc, ok := readSimilarity(base, n); ok {
-			cands = append(cands, cand{n, sc})
-		}
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score < cands[j].score
-		}
-		return cands[i].name < cands[j].name
-	})
-	out := []string{}
-	for _, c := range cands {
-		if len(out) == limits.ReadMaxSuggestions {
-			break
-		}
-		p, err := roots.Classify(filepath.Join(dir, c.name))
-		if err != nil {
-			continue
-		}
-		out = append(out, p.Display)
-	}
-	return out
-}
-
-// readSimilarity scores how close name is to want (lower is closer): their
-// edit distance ignoring case. name is similar when that distance is at most a
-// third of want's length, or when the two share a stem (another extension) or
-// one is a prefix of the other.
-func readSimilarity(want, name string) (int, bool) {
-	w, n := strings.ToLower(want), strings.ToLower(name)
-	wr, nr := []rune(w), []rune(n)
-	d := readEditDistance(wr, nr, max(len(wr), len(nr)))
-	stem := func(s string) string { return strings.TrimSuffix(s, filepath.Ext(s)) }
-	switch {
-	case d <= max(1, len(wr)/3):
-	case stem(w) != "" && stem(w) == stem(n):
-	case len(w) >= 3 && len(n) >= 3 && (strings.HasPrefix(n, w) || strings.HasPrefix(w, n)):
-	default:
-		return 0, false
-	}
-	return d, true
-}
-
-// readEditDistance is the edit distance of a and b counting an insertion,
-// deletion, substitution or swap of two adjacent characters as one (optimal
-// string alignment), or bound+1 when it is larger than bound.
-func readEditDistance(a, b []rune, bound int) int {
-	if d := len(a) - len(b); d > bound || -d > bound {
-		return bound + 1
-	}
-	pprev := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], pprev[j-2]+1)
-			}
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > bound {
-			return bound + 1
-		}
-		pprev, prev, cur = prev, cur, pprev
-	}
-	return prev[len(b)]
 }
 
 // readWindow assembles the content of one Read result.

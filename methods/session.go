@@ -17,10 +17,10 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/spill"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Config holds the defaults given on the command line; initialize params
@@ -45,7 +45,7 @@ type Session struct {
 	// DataDir is the data directory holding scratch/ and checkpoints/.
 	DataDir string
 	// Roots resolves and classifies every path argument.
-	Roots *walk.Roots
+	Roots *roots.Roots
 	// Scratch is the session's scratch directory (created at the first spill).
 	Scratch *spill.Dir
 	// Sources is the edit source set.
@@ -111,12 +111,12 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %v", err)
 	}
-	roots, err := workspaceRoots(cfg, p)
+	dirs, err := workspaceRoots(cfg, p)
 	if err != nil {
 		return nil, err
 	}
 	scratch := spill.New(dataDir, id)
-	r, err := walk.NewRoots(roots, scratch.Path(), opts.ExternalRoots)
+	r, err := roots.NewRoots(dirs, scratch.Path(), opts.ExternalRoots)
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
 	}
@@ -270,12 +270,12 @@ func (t *Toolbox) Shutdown() {
 // INVALID_ARGUMENT; a path outside the roots, or behind a directory the server
 // may not search, is PERMISSION_DENIED. what prefixes messages ("read",
 // "bash: cwd").
-func resolvePath(s *Session, what, p string) (walk.Path, error) {
+func resolvePath(s *Session, what, p string) (roots.Path, error) {
 	rp, err := s.Roots.Resolve(p)
 	switch {
-	case errors.Is(err, walk.ErrInvalidPath):
+	case errors.Is(err, roots.ErrInvalidPath):
 		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %v", what, err)
-	case errors.Is(err, walk.ErrOutsideRoots), errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, roots.ErrOutsideRoots), errors.Is(err, fs.ErrPermission):
 		return rp, rpc.Errorf(rpc.PermissionDenied, "%s %v", what, err)
 	case err != nil:
 		return rp, fmt.Errorf("%s %s: %w", what, p, err)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Modes of what tools/write creates: the scratch dir is private to the session.
@@ -153,7 +153,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 
 	fileMode, dirMode := writeFileMode, writeDirMode
-	if rp.Root == walk.Scratch {
+	if rp.Root == roots.Scratch {
 		fileMode, dirMode = writeScratchFileMode, writeScratchDirMode
 		// The session dir must exist with its lock held, or another
 		// server's start-up sweep could remove what is written here.
