@@ -54,8 +54,9 @@ type bashResult struct {
 	DurationMs int64      `json:"durationMs"`
 }
 
-func init() {
-	register(Method{
+// bashMethod is tools/bash.
+func bashMethod() Method {
+	return Method{
 		Name: "tools/bash",
 		Tool: true,
 		Description: fmt.Sprintf("Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, "+
@@ -79,21 +80,7 @@ func init() {
 			`"workDoneToken":{"type":["string","integer"]}}}`,
 			limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds, limits.BashDefaultTimeoutSeconds)),
 		Call: bashCall,
-	})
-	startSessionHooks = append(startSessionHooks, bashStartSession)
-}
-
-// bashStartSession keeps a restarted session's scratch dir and sweeps the
-// scratch dirs of sessions no live server holds (SPEC §7). Neither failure
-// stops the session from starting.
-func bashStartSession(s *Session) error {
-	if err := s.Scratch.Adopt(); err != nil {
-		log.Printf("tools/bash: %v", err)
 	}
-	if _, err := s.Scratch.Sweep(); err != nil {
-		log.Printf("tools/bash: %v", err)
-	}
-	return nil
 }
 
 // bashRun is one validated tools/bash request.

@@ -38,7 +38,7 @@ func contextTestCall(t testing.TB, s *Session, method, params string) (json.RawM
 func TestContextSchemasAreJSON(t *testing.T) {
 	for _, name := range []string{"context/compact", "context/load"} {
 		t.Run(name, func(t *testing.T) {
-			m, ok := registry[name]
+			m, ok := Lookup(name)
 			require.True(t, ok)
 			require.False(t, m.Tool, "context methods are not agent tools")
 			require.True(t, json.Valid(m.InputSchema), "%s", m.InputSchema)

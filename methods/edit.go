@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/limits"
@@ -30,8 +29,9 @@ var editBufBytes = 256 * 1024 // tests shorten it to split lines across reads
 // its context for cancellation.
 var editCheckEvery = 4096 // tests shorten it
 
-func init() {
-	register(Method{
+// editMethod is tools/edit.
+func editMethod() Method {
+	return Method{
 		Name: "tools/edit",
 		Tool: true,
 		Description: fmt.Sprintf("Edits a text file by the line numbers of a Read or Grep result. "+
@@ -54,7 +54,7 @@ func init() {
 			`"op":{"enum":["replace","insert","delete"]},"start":{"type":"integer","minimum":0},"end":{"type":"integer","minimum":1},` +
 			`"lines":{"type":"array","items":{"type":"string"}}}}}}}`),
 		Call: editCall,
-	})
+	}
 }
 
 type editParams struct {
@@ -558,42 +558,6 @@ func editShift(spans []sourceset.Span, hunks []editHunk) []sourceset.Span {
 	return out
 }
 
-// editLocks serialises edits and writes of one file within a session.
-type editLocks struct {
-	mu sync.Mutex
-	m  map[string]*editLock
-}
-
-type editLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// lock locks path and returns its unlock function.
-func (l *editLocks) lock(path string) func() {
-	l.mu.Lock()
-	e := l.m[path]
-	if e == nil {
-		e = &editLock{}
-		l.m[path] = e
-	}
-	e.refs++
-	l.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		l.mu.Lock()
-		if e.refs--; e.refs == 0 {
-			delete(l.m, path)
-		}
-		l.mu.Unlock()
-	}
-}
-
-func fileLocks(s *Session) *editLocks {
-	return s.lazy("edit.locks", func() any { return &editLocks{m: map[string]*editLock{}} }).(*editLocks)
-}
-
 // editResolve resolves a path a tool is about to modify: inside the
 // workspace or the scratch dir, never an external root.
 func editResolve(s *Session, tool, p string) (roots.Path, error) {
@@ -634,7 +598,7 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := fileLocks(s).lock(rp.Abs)
+	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
 	res, err := editFile(ctx, s, rp, p.Tag, hunks)
 	return res, editCancelled("edit", rp.Display, err)

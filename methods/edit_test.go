@@ -34,7 +34,7 @@ func editTestRun(t *testing.T, ctx context.Context, s *Session, method string, p
 	t.Helper()
 	b, err := json.Marshal(params)
 	require.NoError(t, err)
-	res, err := registry[method].Call(ctx, s, rpc.NewCall(method, json.RawMessage(`1`), b, nil))
+	res, err := mustLookup(method).Call(ctx, s, rpc.NewCall(method, json.RawMessage(`1`), b, nil))
 	if err != nil {
 		return nil, rpc.AsError(err)
 	}

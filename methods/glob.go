@@ -13,8 +13,9 @@ import (
 	"github.com/toolrpc/toolrpc/walk"
 )
 
-func init() {
-	register(Method{
+// globMethod is tools/glob.
+func globMethod() Method {
+	return Method{
 		Name: "tools/glob",
 		Tool: true,
 		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
@@ -29,7 +30,7 @@ func init() {
 			`"path":{"type":"string","description":"directory to list (default: the first workspace root)"},`+
 			`"limit":{"type":"integer","minimum":1,"maximum":%d},"offset":{"type":"integer","minimum":0}}}`, limits.GlobMaxLimit)),
 		Call: globCall,
-	})
+	}
 }
 
 type globParams struct {

@@ -24,8 +24,9 @@ import (
 
 var grepChunkBytes = limits.SearchChunkBytes // tests shorten it
 
-func init() {
-	register(Method{
+// grepMethod is tools/grep.
+func grepMethod() Method {
+	return Method{
 		Name: "tools/grep",
 		Tool: true,
 		Description: fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
@@ -46,7 +47,7 @@ func init() {
 			`"before":{"type":"integer","minimum":0},"after":{"type":"integer","minimum":0},"context":{"type":"integer","minimum":0},` +
 			`"headLimit":{"type":"integer","minimum":1},"offset":{"type":"integer","minimum":0}}}`),
 		Call: grepCall,
-	})
+	}
 }
 
 type grepParams struct {

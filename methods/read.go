@@ -55,8 +55,9 @@ type readBinaryData struct {
 	Reason    string `json:"reason"`
 }
 
-func init() {
-	register(Method{
+// readMethod is tools/read.
+func readMethod() Method {
+	return Method{
 		Name: "tools/read",
 		Tool: true,
 		Description: fmt.Sprintf("Reads a text file of any size as numbered lines (\"N:text\") under a \"[path#TAG]\" header; "+
@@ -74,7 +75,7 @@ func init() {
 			`"limit":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"number of lines to return"}}}`,
 			limits.ReadMaxLimit, limits.ReadDefaultLimit)),
 		Call: readCall,
-	})
+	}
 }
 
 // readDecode decodes and validates the params: unknown fields, wrong types and
@@ -167,7 +168,7 @@ func readFile(ctx context.Context, s *Session, rp roots.Path, asked string, offs
 		if binary {
 			return nil, readBinary(rp, fi.Size(), reason)
 		}
-		ix, err = readIndexes(s).Index(ctx, f, fi)
+		ix, err = s.Lines.Index(ctx, f, fi)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
 		}
@@ -205,11 +206,6 @@ func readFile(ctx context.Context, s *Session, rp roots.Path, asked string, offs
 		ClippedLines: w.clipped,
 		Notice:       w.notice(ix.Lines),
 	}, nil
-}
-
-// readIndexes returns the session's line index cache.
-func readIndexes(s *Session) *lineindex.Cache {
-	return s.lazy("read.lineindex", func() any { return lineindex.NewCache(limits.LineIndexCacheBytes) }).(*lineindex.Cache)
 }
 
 // readCheckMode refuses directories and anything that is not a regular file.

@@ -328,16 +328,16 @@ func TestReadPagesLargeFile(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, 1, readIndexes(s).Len(), "one cached index serves every page")
+	require.Equal(t, 1, s.Lines.Len(), "one cached index serves every page")
 }
 
 func TestReadDescription(t *testing.T) {
-	d := registry["tools/read"].Description
+	d := mustLookup("tools/read").Description
 	for _, n := range []int{limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.MaxLineChars, limits.SearchBudgetBytes / limits.KB} {
 		require.Contains(t, d, fmt.Sprint(n))
 	}
 	var schema map[string]any
-	require.NoError(t, json.Unmarshal(registry["tools/read"].InputSchema, &schema))
+	require.NoError(t, json.Unmarshal(mustLookup("tools/read").InputSchema, &schema))
 }
 
 func FuzzReadWindow(f *testing.F) {

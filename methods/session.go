@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
@@ -38,7 +41,7 @@ type Config struct {
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
-// and each tool's caches.
+// and the caches the tools share.
 type Session struct {
 	// ID is the session id.
 	ID string
@@ -50,18 +53,56 @@ type Session struct {
 	Scratch *spill.Dir
 	// Sources is the edit source set.
 	Sources *sourceset.Set
+	// Lines caches the line indexes of the files tools/read pages.
+	Lines *lineindex.Cache
+	// Locks serialises tools/edit and tools/write on one file.
+	Locks *PathLocks
 
-	state sync.Map // per-tool lazily built state, see lazy
-	once  sync.Map // key -> *sync.Once
+	checkpointsOnce sync.Once
+	checkpoints     *checkpoint.Store // opened at the first context/* call
+	checkpointsErr  error
 }
 
-// lazy returns the per-session value stored under key, building it with mk the
-// first time. Tool files use it for caches so they need not edit Session.
-func (s *Session) lazy(key string, mk func() any) any {
-	o, _ := s.once.LoadOrStore(key, new(sync.Once))
-	o.(*sync.Once).Do(func() { s.state.Store(key, mk()) })
-	v, _ := s.state.Load(key)
-	return v
+// Checkpoints returns the session's checkpoint store, opening it the first
+// time; a store that cannot be opened stays an error for the session.
+func (s *Session) Checkpoints() (*checkpoint.Store, error) {
+	s.checkpointsOnce.Do(func() { s.checkpoints, s.checkpointsErr = checkpoint.NewStore(s.DataDir, s.ID) })
+	return s.checkpoints, s.checkpointsErr
+}
+
+// PathLocks serialises the edits and writes of one file within a session.
+type PathLocks struct {
+	mu sync.Mutex
+	m  map[string]*pathLock
+}
+
+type pathLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// Lock locks path and returns its unlock function.
+func (l *PathLocks) Lock(path string) (unlock func()) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*pathLock{}
+	}
+	e := l.m[path]
+	if e == nil {
+		e = &pathLock{}
+		l.m[path] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.m, path)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // initOptions is initializationOptions (SPEC §1).
@@ -120,7 +161,10 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
 	}
-	return &Session{ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New()}, nil
+	return &Session{
+		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
+		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &PathLocks{},
+	}, nil
 }
 
 func workspaceRoots(cfg Config, p *protocol.InitializeParams) ([]string, error) {
@@ -207,9 +251,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	if err != nil {
 		return nil, err
 	}
-	if err := startSession(s); err != nil {
-		return nil, err
-	}
+	startScratch(s)
 	t.mu.Lock()
 	t.session = s
 	t.mu.Unlock()
@@ -221,24 +263,21 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}, nil
 }
 
-// startSessionHooks run when a session starts (e.g. sweeping stale scratch dirs).
-var startSessionHooks []func(*Session) error
-
-// closeSessionHooks run at shutdown, before the scratch dir is removed.
-var closeSessionHooks []func(*Session)
-
-func startSession(s *Session) error {
-	for _, h := range startSessionHooks {
-		if err := h(s); err != nil {
-			return err
-		}
+// startScratch keeps a restarted session's scratch dir and sweeps the
+// scratch dirs of sessions no live server holds (SPEC §7). Neither failure
+// stops the session from starting.
+func startScratch(s *Session) {
+	if err := s.Scratch.Adopt(); err != nil {
+		log.Printf("initialize: %v", err)
 	}
-	return nil
+	if _, err := s.Scratch.Sweep(); err != nil {
+		log.Printf("initialize: %v", err)
+	}
 }
 
 // Handler returns the handler of method, or nil when no such method exists.
 func (t *Toolbox) Handler(method string) rpc.Handler {
-	m, ok := registry[method]
+	m, ok := Lookup(method)
 	if !ok {
 		return nil
 	}
@@ -258,9 +297,6 @@ func (t *Toolbox) Shutdown() {
 	t.mu.Unlock()
 	if s == nil {
 		return
-	}
-	for _, h := range closeSessionHooks {
-		h(s)
 	}
 	_ = s.Scratch.Remove()
 }

@@ -28,8 +28,9 @@ const (
 	writeScratchDirMode  fs.FileMode = 0o700
 )
 
-func init() {
-	register(Method{
+// writeMethod is tools/write.
+func writeMethod() Method {
+	return Method{
 		Name: "tools/write",
 		Tool: true,
 		Description: "Creates or replaces a file with content, atomically (readers never see a partial file), " +
@@ -41,7 +42,7 @@ func init() {
 		InputSchema: json.RawMessage(`{"type":"object","required":["path","content"],"properties":{` +
 			`"path":{"type":"string"},"content":{"type":"string"}}}`),
 		Call: writeCall,
-	})
+	}
 }
 
 type writeParams struct {
@@ -110,7 +111,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := fileLocks(s).lock(rp.Abs)
+	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
 
 	fi, err := os.Stat(rp.Abs)
