@@ -198,7 +198,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	case <-ctx.Done():
 		g.Kill()
 		w = <-done
-		stop = rpc.Errorf(rpc.Cancelled, "bash: cancelled; the process tree was killed")
+		stop = rpc.AsError(fmt.Errorf("bash: cancelled; the process tree was killed: %w", ctx.Err()))
 	case <-timer.C:
 		g.Kill()
 		w = <-done

@@ -93,7 +93,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 		}
 	}
 	if err := b.Validate(); err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
 	}
 	msgs, err := checkpoint.ParseTranscript(p.Messages)
 	if err != nil {
@@ -108,11 +108,11 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 		return nil, fmt.Errorf("compact %s: %w", p.CheckpointID, err)
 	}
 	if ctx.Err() != nil {
-		return nil, rpc.Errorf(rpc.Cancelled, "compact %s: cancelled before it was saved", p.CheckpointID)
+		return nil, fmt.Errorf("compact %s: cancelled before it was saved: %w", p.CheckpointID, ctx.Err())
 	}
 	st, err := s.Checkpoints()
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}
 	if err := st.Save(p.CheckpointID, data); errors.Is(err, checkpoint.ErrExists) {
 		return nil, rpc.Errorf(rpc.InvalidArgument,
@@ -134,7 +134,7 @@ func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 	st, err := s.Checkpoints()
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}
 	data, err := st.Load(p.CheckpointID)
 	if errors.Is(err, checkpoint.ErrNotFound) {
@@ -161,5 +161,5 @@ func transcriptError(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
-	return rpc.Errorf(rpc.InvalidArgument, "%v", err)
+	return rpc.Errorf(rpc.InvalidArgument, "%w", err)
 }

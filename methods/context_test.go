@@ -78,3 +78,13 @@ func TestContextErrorKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointStoreSetupIsIOError: a store that cannot be set up is the
+// server's failure (IO_ERROR), not the caller's bad argument.
+func TestCheckpointStoreSetupIsIOError(t *testing.T) {
+	s := contextTestSession(t)
+	s.ID = ".." // NewSession refuses it; the store must refuse it too
+	_, e := contextTestCall(t, s, "context/load", `{"checkpointId":"c1"}`)
+	require.NotNil(t, e)
+	require.Equal(t, rpc.IOError, e.Kind, e.Message)
+}

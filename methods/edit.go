@@ -105,7 +105,7 @@ func editParseOps(raw json.RawMessage) ([]editHunk, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ops); err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "edit: bad ops: %v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "edit: bad ops: %w", err)
 	}
 	if len(ops) == 0 {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "edit: ops must not be empty")
@@ -558,30 +558,6 @@ func editShift(spans []sourceset.Span, hunks []editHunk) []sourceset.Span {
 	return out
 }
 
-// editResolve resolves a path a tool is about to modify: inside the
-// workspace or the scratch dir, never an external root.
-func editResolve(s *Session, tool, p string) (roots.Path, error) {
-	if p == "" {
-		return roots.Path{}, rpc.Errorf(rpc.InvalidArgument, "%s: path is required", tool)
-	}
-	rp, err := resolvePath(s, tool, p)
-	if err != nil {
-		return roots.Path{}, err
-	}
-	if rp.Root == roots.External {
-		return roots.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: external roots are read-only", tool, rp.Display)
-	}
-	return rp, nil
-}
-
-// editCancelled turns a context error into the CANCELLED wire error.
-func editCancelled(tool, p string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return rpc.Errorf(rpc.Cancelled, "%s %s: cancelled; the file is unchanged", tool, p)
-	}
-	return err
-}
-
 func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	var p editParams
 	if err := call.Decode(&p); err != nil {
@@ -594,14 +570,13 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp, err := editResolve(s, "edit", p.Path)
+	rp, err := resolveWritable(s, "edit", p.Path)
 	if err != nil {
 		return nil, err
 	}
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
-	res, err := editFile(ctx, s, rp, p.Tag, hunks)
-	return res, editCancelled("edit", rp.Display, err)
+	return editFile(ctx, s, rp, p.Tag, hunks)
 }
 
 // editFile runs an edit on a resolved path with its lock held.
@@ -684,7 +659,7 @@ func editFile(ctx context.Context, s *Session, rp roots.Path, tag string, hunks 
 			WithData(map[string]any{"tag": now})
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("edit %s: cancelled; the file is unchanged: %w", rp.Display, err)
 	}
 	if err := af.Commit(); err != nil {
 		return nil, fmt.Errorf("edit %s: %w", rp.Display, err)

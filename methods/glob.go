@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/search"
 )
 
 // globMethod is tools/glob.
@@ -57,8 +55,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern is required")
 	}
 	pattern := *p.Pattern
-	if err := checkGlob("glob", "pattern", pattern); err != nil {
-		return nil, err
+	if err := search.CheckGlob(pattern); err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern %w", err)
 	}
 	limit, offset := int64(limits.GlobDefaultLimit), int64(0)
 	if p.Limit != nil {
@@ -73,19 +71,16 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 		offset = *p.Offset
 	}
-	rp, err := searchResolve(s, "glob", p.Path)
+	rp, err := resolveExisting(s, "glob", p.Path)
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
-	files, err := walk.Walk(ctx, walk.Options{Start: rp.Abs, Boundary: rp.RootDir, Keep: func(rel, name string) bool {
-		ok, _ := doublestar.Match(pattern, rel)
-		return ok
-	}})
+	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir)
 	if err != nil {
-		return nil, searchCancelled("glob", err)
+		return nil, fmt.Errorf("glob: %w", err)
 	}
 	res := globResult{Matches: []string{}}
 	bytes, n := 0, 0
@@ -114,25 +109,4 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 	}
 	return res, nil
-}
-
-// checkGlob validates a doublestar pattern given as tool's field: it must
-// parse, and hold at most limits.GlobMaxBraceGroups brace groups.
-func checkGlob(tool, field, pattern string) error {
-	if !doublestar.ValidatePattern(pattern) {
-		return rpc.Errorf(rpc.InvalidArgument, "%s: %s %q is not a valid doublestar pattern", tool, field, pattern)
-	}
-	groups := 0
-	for i := 0; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '\\':
-			i++ // an escaped character is literal
-		case '{':
-			groups++
-		}
-	}
-	if groups > limits.GlobMaxBraceGroups {
-		return rpc.Errorf(rpc.InvalidArgument, "%s: %s has %d {…} groups; at most %d are allowed", tool, field, groups, limits.GlobMaxBraceGroups)
-	}
-	return nil
 }

@@ -113,11 +113,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := readFile(ctx, s, rp, path, offset, limit)
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return nil, rpc.Errorf(rpc.Cancelled, "read %s: cancelled", rp.Display)
-	}
-	return res, err
+	return readFile(ctx, s, rp, path, offset, limit)
 }
 
 // readFile reads the window of the resolved file rp; asked is the path as the

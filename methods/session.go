@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log"
 	"net/url"
 	"os"
@@ -120,10 +119,10 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if p.InitializationOptions != nil {
 		b, err := json.Marshal(p.InitializationOptions)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
 		}
 		if err := json.Unmarshal(b, &opts); err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
 		}
 	}
 	id := cfg.SessionID
@@ -150,7 +149,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	}
 	dataDir, err := filepath.Abs(dataDir)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %w", err)
 	}
 	dirs, err := workspaceRoots(cfg, p)
 	if err != nil {
@@ -159,7 +158,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	scratch := spill.New(dataDir, id)
 	r, err := roots.NewRoots(dirs, scratch.Path(), opts.ExternalRoots)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
 	}
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
@@ -299,22 +298,4 @@ func (t *Toolbox) Shutdown() {
 		return
 	}
 	_ = s.Scratch.Remove()
-}
-
-// resolvePath resolves p against the session's roots and maps failures to
-// the wire errors of SPEC §10: an impossible path (NUL byte, symlink loop) is
-// INVALID_ARGUMENT; a path outside the roots, or behind a directory the server
-// may not search, is PERMISSION_DENIED. what prefixes messages ("read",
-// "bash: cwd").
-func resolvePath(s *Session, what, p string) (roots.Path, error) {
-	rp, err := s.Roots.Resolve(p)
-	switch {
-	case errors.Is(err, roots.ErrInvalidPath):
-		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %v", what, err)
-	case errors.Is(err, roots.ErrOutsideRoots), errors.Is(err, fs.ErrPermission):
-		return rp, rpc.Errorf(rpc.PermissionDenied, "%s %v", what, err)
-	case err != nil:
-		return rp, fmt.Errorf("%s %s: %w", what, p, err)
-	}
-	return rp, nil
 }

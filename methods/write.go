@@ -107,7 +107,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if p.Content == nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "write: content is required")
 	}
-	rp, err := editResolve(s, "write", p.Path)
+	rp, err := resolveWritable(s, "write", p.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, fmt.Errorf("write %s: %w", rp.Display, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, editCancelled("write", rp.Display, err)
+		return nil, fmt.Errorf("write %s: cancelled; the file is unchanged: %w", rp.Display, err)
 	}
 	if err := af.Commit(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", rp.Display, err)

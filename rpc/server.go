@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -186,19 +185,13 @@ func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2
 		result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
 		<-s.sem
 	case <-ctx.Done():
-		err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
+		err = fmt.Errorf("%s cancelled before it started: %w", call.Method, ctx.Err())
 	}
 	call.finish()
 	s.mu.Lock()
 	delete(s.running, string(call.ID))
 	s.mu.Unlock()
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		var e *Error
-		if !errors.As(err, &e) {
-			err = Errorf(Cancelled, "%s cancelled", call.Method)
-		}
-	}
-	s.reply(id, result, err)
+	s.reply(id, result, err) // AsError makes a context error CANCELLED
 }
 
 // invoke runs h, turning a panic into an internal error so the server keeps serving.
