@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -57,4 +58,28 @@ func resolveWritable(s *Session, tool, p string) (roots.Path, error) {
 		return roots.Path{}, rpc.Errorf(rpc.PermissionDenied, "%s %s: external roots are read-only", tool, rp.Display)
 	}
 	return rp, nil
+}
+
+// refusal maps an edit or write engine's refusal to its wire error (SPEC §10);
+// other errors pass through.
+func refusal(err error) error {
+	var e *lineedit.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Refusal {
+	case lineedit.NotFound:
+		return rpc.Errorf(rpc.NotFound, "%s", e.Msg)
+	case lineedit.IsDirectory:
+		return rpc.Errorf(rpc.IsDirectory, "%s", e.Msg)
+	case lineedit.Stale:
+		return rpc.Errorf(rpc.StaleTag, "%s", e.Msg).WithData(map[string]any{"tag": e.Tag})
+	case lineedit.NotVisible:
+		data := map[string]any{"lines": e.Lines}
+		if e.More > 0 {
+			data["more"] = e.More
+		}
+		return rpc.Errorf(rpc.LineNotVisible, "%s", e.Msg).WithData(data)
+	}
+	return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg) // NotRegular, BadRange
 }

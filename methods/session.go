@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -55,7 +56,7 @@ type Session struct {
 	// Lines caches the line indexes of the files tools/read pages.
 	Lines *lineindex.Cache
 	// Locks serialises tools/edit and tools/write on one file.
-	Locks *PathLocks
+	Locks *lineedit.Locks
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -67,41 +68,6 @@ type Session struct {
 func (s *Session) Checkpoints() (*checkpoint.Store, error) {
 	s.checkpointsOnce.Do(func() { s.checkpoints, s.checkpointsErr = checkpoint.NewStore(s.DataDir, s.ID) })
 	return s.checkpoints, s.checkpointsErr
-}
-
-// PathLocks serialises the edits and writes of one file within a session.
-type PathLocks struct {
-	mu sync.Mutex
-	m  map[string]*pathLock
-}
-
-type pathLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// Lock locks path and returns its unlock function.
-func (l *PathLocks) Lock(path string) (unlock func()) {
-	l.mu.Lock()
-	if l.m == nil {
-		l.m = map[string]*pathLock{}
-	}
-	e := l.m[path]
-	if e == nil {
-		e = &pathLock{}
-		l.m[path] = e
-	}
-	e.refs++
-	l.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		l.mu.Lock()
-		if e.refs--; e.refs == 0 {
-			delete(l.m, path)
-		}
-		l.mu.Unlock()
-	}
 }
 
 // initOptions is initializationOptions (SPEC §1).
@@ -162,7 +128,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	}
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
-		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &PathLocks{},
+		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 	}, nil
 }
 
