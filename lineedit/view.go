@@ -14,7 +14,8 @@ type view struct {
 	show    []sourceset.Span // new line numbers to show, ascending, disjoint
 	i       int
 	content strings.Builder
-	lines   int
+	lines   int // lines shown
+	budget  limits.ResultBudget
 	whole   []int // shown whole: join the new version's source set
 	clipped []int
 	stopped int // first line to show that the budget left out (0: none)
@@ -48,7 +49,7 @@ func (v *view) piece(b []byte) {
 func (v *view) add(n int) {
 	text, whole := display(v.cur, v.curOver)
 	entry := strconv.Itoa(n) + ":" + text + "\n"
-	if v.lines+1 > limits.SearchBudgetLines || v.content.Len()+len(entry) > limits.SearchBudgetBytes {
+	if !v.budget.Take(len(entry)) {
 		v.stopped = n
 		return
 	}
@@ -122,8 +123,8 @@ func (v *view) notice() string {
 		notes = append(notes, fmt.Sprintf("%d lines clipped at %d characters (not editable until read narrower).", len(v.clipped), limits.MaxLineChars))
 	}
 	if v.stopped > 0 {
-		notes = append(notes, fmt.Sprintf("Changed regions shown up to line %d (limit %d lines / %d KB); lines from %d on were not shown: Read with offset=%d before editing them.",
-			v.stopped-1, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB, v.stopped, v.stopped))
+		notes = append(notes, v.budget.Notice(fmt.Sprintf("%d lines of the changed regions, up to line %d", v.lines, v.stopped-1),
+			fmt.Sprintf("Read with offset=%d before editing the lines from %d on", v.stopped, v.stopped)))
 	}
 	return strings.Join(notes, " ")
 }

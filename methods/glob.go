@@ -9,6 +9,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // globMethod is tools/glob.
@@ -82,31 +83,32 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
+	return globWindow(s, files, offset, limit), nil
+}
+
+// globWindow shows limit files from offset, as many as the result budget holds.
+func globWindow(s *Session, files []walk.File, offset, limit int64) globResult {
 	res := globResult{Matches: []string{}}
-	bytes, n := 0, 0
-	budget := false
-	for i := offset; i < int64(len(files)) && int64(n) < limit; i++ {
+	var budget limits.ResultBudget
+	stopped := false
+	for i := offset; i < int64(len(files)) && int64(len(res.Matches)) < limit; i++ {
 		d := s.Roots.DisplayOf(files[i].Abs)
-		cost := len(d) + 3
-		if bytes+cost > limits.SearchBudgetBytes || n+1 > limits.SearchBudgetLines {
-			budget = true
+		if stopped = !budget.Take(len(d) + limits.JSONStringOverheadBytes); stopped {
 			break
 		}
-		bytes += cost
-		n++
 		res.Matches = append(res.Matches, d)
 	}
+	n := len(res.Matches)
 	res.Count = n
 	next := offset + int64(n)
 	if next < int64(len(files)) {
 		res.Truncated = true
-		if budget {
-			res.Notice = fmt.Sprintf("Stopped at the %dKB / %d-line result budget after %d of %d files. Next: offset=%d, or narrow the pattern/path.",
-				limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, n, len(files), next)
+		if stopped {
+			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, len(files)), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
 		} else {
 			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
 				n, len(files), limit, next)
 		}
 	}
-	return res, nil
+	return res
 }

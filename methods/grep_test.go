@@ -188,7 +188,7 @@ func TestGrepBudgetAndClip(t *testing.T) {
 	require.Nil(t, rerr)
 	require.True(t, res.Truncated)
 	require.Less(t, len(res.Matches), 20)
-	require.Regexp(t, `^Stopped at the 128KB / 4000-line result budget after \d+ matching lines; more matches exist\. Next: offset=\d+`, res.Notice)
+	require.Regexp(t, `^Stopped at the 128 KB / 4000-line result budget after \d+ matching lines\. Next: offset=\d+, or narrow path/glob\.`, res.Notice)
 	require.Contains(t, res.Notice, "clipped at 16384 characters")
 	for _, m := range res.Matches {
 		require.Equal(t, limits.MaxLineChars, len([]rune(m.Text)))

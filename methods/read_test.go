@@ -170,8 +170,8 @@ func TestReadByteBudget(t *testing.T) {
 	require.True(t, got.Truncated, "the byte budget shortened the window")
 	require.Less(t, got.LineCount, limits.ReadDefaultLimit)
 	next := 11 + got.LineCount
-	require.Regexp(t, fmt.Sprintf(`^Lines 11–%d of 3000\. The %d KB result budget stopped the window after %d of the %d requested lines\. Next: offset=%d\.$`,
-		next-1, limits.SearchBudgetBytes/limits.KB, got.LineCount, limits.ReadDefaultLimit, next), got.Notice)
+	require.Regexp(t, fmt.Sprintf(`^Lines 11–%d of 3000\. Stopped at the %d KB / %d-line result budget after %d of the %d requested lines\. Next: offset=%d\.$`,
+		next-1, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, got.LineCount, limits.ReadDefaultLimit, next), got.Notice)
 	// One more line would not have fitted.
 	require.Greater(t, len(got.Content)+len(fmt.Sprintf("%d:%s\n", next, line)), limits.SearchBudgetBytes)
 	got2, gotErr := readTestCall(t, s, fmt.Sprintf(`{"path":"wide.txt","offset":%d}`, next))

@@ -83,7 +83,7 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	return &Page{
 		Content: w.content.String(), Tag: tag, Lines: w.count,
 		TotalLines: ix.Lines, FileBytes: ix.Size,
-		Truncated: w.budget != "" || len(w.clipped) > 0,
+		Truncated: w.stopped || len(w.clipped) > 0,
 		Clipped:   w.clipped,
 		Notice:    w.notice(ix.Lines),
 	}, nil

@@ -18,7 +18,8 @@ type window struct {
 	clipped       []int64
 	clippedLong   int // clipped for length
 	lossy         int // shown with U+FFFD
-	budget        string
+	budget        limits.ResultBudget
+	stopped       bool       // the budget stopped the window
 	runs          [][2]int64 // whole lines, for the source set
 	run           [2]int64   // current run; run[0] == 0 when none
 	num           []byte
@@ -27,7 +28,9 @@ type window struct {
 func newWindow(display, tag string, offset, limit int64) *window {
 	w := &window{offset: offset, limit: limit}
 	w.content.Grow(min(limits.SearchBudgetBytes, 4*limits.KB))
-	w.content.WriteString("[" + display + "#" + tag + "]\n")
+	header := "[" + display + "#" + tag + "]\n"
+	w.budget.TakeHeader(len(header)) // a path is far shorter than the budget
+	w.content.WriteString(header)
 	return w
 }
 
@@ -43,8 +46,8 @@ func (w *window) add(no int64, line []byte, long bool) bool {
 	}
 	w.num = strconv.AppendInt(w.num[:0], no, 10)
 	size := len(w.num) + 1 + len(text) + 1
-	if w.content.Len()+size > limits.SearchBudgetBytes {
-		w.budget = fmt.Sprintf("the %d KB result budget", limits.SearchBudgetBytes/limits.KB)
+	if !w.budget.Take(size) {
+		w.stopped = true
 		return false
 	}
 	w.content.Write(w.num)
@@ -65,14 +68,7 @@ func (w *window) add(no int64, line []byte, long bool) bool {
 	} else {
 		w.run[1] = no
 	}
-	if int64(w.count) >= w.limit {
-		return false
-	}
-	if w.count >= limits.SearchBudgetLines {
-		w.budget = fmt.Sprintf("the %d-line result budget", limits.SearchBudgetLines)
-		return false
-	}
-	return true
+	return int64(w.count) < w.limit
 }
 
 func (w *window) flushRun() {
@@ -98,9 +94,8 @@ func (w *window) notice(total int64) string {
 			span = fmt.Sprintf("No line of %d fits.", total)
 		}
 		switch {
-		case w.budget != "":
-			parts = append(parts, fmt.Sprintf("%s %s stopped the window after %d of the %d requested lines. Next: offset=%d.",
-				span, capitalize(w.budget), w.count, w.limit, last+1))
+		case w.stopped:
+			parts = append(parts, span+" "+w.budget.Notice(fmt.Sprintf("%d of the %d requested lines", w.count, w.limit), fmt.Sprintf("offset=%d", last+1)))
 		case last < total:
 			parts = append(parts, fmt.Sprintf("%s Next: offset=%d.", span, last+1))
 		case first > 1:
@@ -116,13 +111,6 @@ func (w *window) notice(total int64) string {
 			plural(w.lossy, "line", "lines")))
 	}
 	return strings.Join(parts, " ")
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func plural(n int, one, many string) string {

@@ -34,25 +34,14 @@ type collector struct {
 	more    bool // an entry past the stop point exists
 	why     string
 
-	bytes, nlines int
-	skipped       int // entries skipped for offset
-	kept          int // counted entries kept (matching lines, files or count rows)
-	clipped       int
+	budget  limits.ResultBudget
+	skipped int // entries skipped for offset
+	kept    int // counted entries kept (matching lines, files or count rows)
+	clipped int
 
 	content ContentResult
 	files   FilesResult
 	counts  CountResult
-}
-
-// fits charges one entry of b bytes against the budget, or reports that it
-// does not fit.
-func (c *collector) fits(b int) bool {
-	if c.bytes+b > limits.SearchBudgetBytes || c.nlines+1 > limits.SearchBudgetLines {
-		return false
-	}
-	c.bytes += b
-	c.nlines++
-	return true
 }
 
 // stop marks the result full for the given reason.
@@ -89,7 +78,7 @@ func (c *collector) addEntry(display string, r fileResult) bool {
 		c.skipped++
 		return true
 	}
-	if !c.fits(len(display) + limits.SearchEntryOverheadBytes) {
+	if !c.budget.Take(len(display) + limits.SearchEntryOverheadBytes) {
 		return c.overBudget()
 	}
 	if c.q.Mode == FilesWithMatches {
@@ -169,7 +158,7 @@ func (f *shownFile) emit(l line) bool {
 	if !f.shown {
 		cost += len(f.display) + len(f.tag) + limits.SearchEntryOverheadBytes
 	}
-	if !c.fits(cost) {
+	if !c.budget.Take(cost) {
 		return false
 	}
 	if !f.shown {
@@ -254,8 +243,7 @@ func (c *collector) notice() string {
 			parts = append(parts, fmt.Sprintf("Stopped at headLimit=%d %s; more matches exist. Next: offset=%d, or narrow path/glob.",
 				c.q.HeadLimit, unit, next))
 		default:
-			parts = append(parts, fmt.Sprintf("Stopped at the %dKB / %d-line result budget after %d %s; more matches exist. Next: offset=%d, or narrow path/glob.",
-				limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, c.kept, unit, next))
+			parts = append(parts, c.budget.Notice(fmt.Sprintf("%d %s", c.kept, unit), fmt.Sprintf("offset=%d, or narrow path/glob", next)))
 		}
 	}
 	if c.clipped > 0 {
