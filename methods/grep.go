@@ -83,20 +83,8 @@ func grepDecode(call *rpc.Call) (grepParams, *search.Query, error) {
 		}
 		r.Offset = int(min(*p.Offset, int64(1)<<31))
 	}
-	for _, c := range []struct {
-		name string
-		v    *int64
-		dst  []*int
-	}{{"context", p.Context, []*int{&r.Before, &r.After}}, {"before", p.Before, []*int{&r.Before}}, {"after", p.After, []*int{&r.After}}} {
-		if c.v == nil {
-			continue
-		}
-		if *c.v < 0 {
-			return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: %s %d is out of range: it must be at least 0", c.name, *c.v)
-		}
-		for _, d := range c.dst {
-			*d = int(min(*c.v, limits.SearchBudgetLines))
-		}
+	if err := grepContext(p, r); err != nil {
+		return p, nil, err
 	}
 	if p.Glob != "" {
 		if err := search.CheckGlob(p.Glob); err != nil {
@@ -130,4 +118,24 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
 	return res, nil
+}
+
+// grepContext sets q's context lines from context, before and after.
+func grepContext(p grepParams, q *search.Query) error {
+	for _, c := range []struct {
+		name string
+		v    *int64
+		dst  []*int
+	}{{"context", p.Context, []*int{&q.Before, &q.After}}, {"before", p.Before, []*int{&q.Before}}, {"after", p.After, []*int{&q.After}}} {
+		if c.v == nil {
+			continue
+		}
+		if *c.v < 0 {
+			return rpc.Errorf(rpc.InvalidArgument, "grep: %s %d is out of range: it must be at least 0", c.name, *c.v)
+		}
+		for _, d := range c.dst {
+			*d = int(min(*c.v, limits.SearchBudgetLines))
+		}
+	}
+	return nil
 }

@@ -21,19 +21,15 @@ type worker struct {
 
 // file searches one file; unreadable and binary files yield an empty result.
 func (g *worker) file(ctx context.Context, f walk.File) fileResult {
-	var res fileResult
-	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
-		return res
-	}
-	if f.Size == 0 {
-		return res // no line to match
+	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) || f.Size == 0 {
+		return fileResult{} // an empty file has no line to match
 	}
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
 	// cost as much as the search on small files. O_NONBLOCK: should the
 	// path have become a FIFO since the walk, nothing blocks.
 	fd, err := unix.Open(f.Abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return res
+		return fileResult{}
 	}
 	defer unix.Close(fd)
 	rd := reader{fd: fd, left: f.Size}
@@ -42,23 +38,30 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 	}
 	n, eof, err := rd.fill(g.buf[:limits.SniffBytes])
 	if err != nil {
-		return res
+		return fileResult{}
 	}
 	if binary, _ := walk.Sniff(g.buf[:n], eof); binary {
-		return res
+		return fileResult{}
 	}
+	return g.search(ctx, &rd, g.buf[:n], eof)
+}
+
+// search searches a text file in chunks of whole lines, data being its
+// first bytes (all of it when eof).
+func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) fileResult {
+	var res fileResult
+	var err error
 	var h hash.Hash32
 	if g.q.Mode == Content {
 		h = sourceset.NewHash()
 	}
-	data := g.buf[:n]
 	base := 0              // lines before data
 	done := false          // enough matches: only the tag still needs the rest
 	first := true          // data starts at the file's start
 	want := g.q.ChunkBytes // bytes to gather before searching
 	for {
 		if !eof && len(data) < want {
-			if data, eof, err = g.gather(&rd, data, want); err != nil {
+			if data, eof, err = g.gather(rd, data, want); err != nil {
 				return fileResult{}
 			}
 		}
