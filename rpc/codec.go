@@ -283,7 +283,24 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 // server writes its replies itself (writeResult, writeError), with the
 // request's original id text.
 func (s *Stream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
+	b, err := marshal(obj)
+	if err != nil {
+		return err
+	}
+	return s.writeFrame(b)
+}
+
+// notification is a notification as the server writes it.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// writeNotification writes one notification, marshalled without HTML
+// escaping (jsonrpc2's Notify would escape the params).
+func (s *Stream) writeNotification(method string, params any) error {
+	b, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
 	}
@@ -315,7 +332,7 @@ func (s *Stream) writeError(id json.RawMessage, e wireError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
+	b, err := marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
 	if err != nil {
 		s.log.Printf("marshal error reply: %v", err)
 		return

@@ -94,7 +94,7 @@ func (e *Error) wireData() (json.RawMessage, error) {
 	}
 	obj := map[string]json.RawMessage{}
 	if e.Data != nil {
-		b, err := json.Marshal(e.Data)
+		b, err := marshal(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("marshal error data: %w", err)
 		}
@@ -105,7 +105,7 @@ func (e *Error) wireData() (json.RawMessage, error) {
 	if e.Kind != "" {
 		obj["code"], _ = json.Marshal(e.Kind)
 	}
-	return json.Marshal(obj)
+	return marshal(obj)
 }
 
 // AsError converts any error a handler returns into the wire error: an *Error

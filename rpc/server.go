@@ -169,7 +169,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	s.mu.Unlock()
 
 	call := NewCall(req.Method, id, params, func(method string, p any) error {
-		return conn.Notify(context.Background(), method, p)
+		return s.stream.writeNotification(method, p)
 	})
 	go s.run(ctx, cancel, req.ID, call, h)
 }
@@ -293,7 +293,7 @@ func (s *server) reply(id jsonrpc2.ID, result any, err error) {
 		s.replyErr(id, AsError(err))
 		return
 	}
-	b, merr := json.Marshal(result)
+	b, merr := marshal(result)
 	if merr != nil {
 		s.replyErr(id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
 		return

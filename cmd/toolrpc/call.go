@@ -80,8 +80,10 @@ func callOnce(cfg methods.Config, method, params string, stdout, stderr io.Write
 
 func printErr(stderr io.Writer, err error) int {
 	if e, ok := err.(*jsonrpc2.Error); ok {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		fmt.Fprintf(stderr, "%s\n", b)
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false) // a "<" in a message stays "<"
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(e)
 		return 1
 	}
 	fmt.Fprintf(stderr, "toolrpc call: %v\n", err)
