@@ -199,10 +199,21 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any, opts
 	if r.err != nil {
 		return r.err
 	}
-	if result != nil {
-		if err := json.Unmarshal(r.result, result); err != nil {
-			return fmt.Errorf("client: %s: decode result: %w", method, err)
-		}
+	return decodeResult(method, r.result, result)
+}
+
+// decodeResult unmarshals raw into result; a *json.RawMessage gets raw as
+// it is (it was read as valid JSON), saving a second scan of a large result.
+func decodeResult(method string, raw json.RawMessage, result any) error {
+	switch v := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*v = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("client: %s: decode result: %w", method, err)
 	}
 	return nil
 }
