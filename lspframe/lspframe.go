@@ -51,6 +51,10 @@ func NewReader(r io.Reader, maxBody int64) *Reader {
 	return rd
 }
 
+// Buffered returns how many bytes the Reader has taken from its input but
+// not yet consumed: input position = bytes read from the input − Buffered.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
+
 func (r *Reader) reset() { r.started, r.length, r.headerBytes = false, -1, 0 }
 
 // Read returns the body of the next frame. Its error is io.EOF at a clean

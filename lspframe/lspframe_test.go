@@ -89,6 +89,15 @@ func TestReader_RefusalBeforeBody(t *testing.T) {
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }
 
+func TestReader_Buffered(t *testing.T) {
+	in := frameOf("{}") + frameOf("[1]")
+	r := NewReader(strings.NewReader(in), 8)
+	body, err := r.Read()
+	require.NoError(t, err)
+	require.Equal(t, "{}", string(body))
+	require.Equal(t, len(frameOf("[1]")), r.Buffered(), "the second frame is read from the input but not consumed")
+}
+
 func TestWrite(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, Write(&b, []byte(`{"a":1}`)))
