@@ -228,7 +228,7 @@ func (c *Conn) send(method string, params any, p *pendingCall) (int64, error) {
 	msg := request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}
 	if err := c.write(msg); err != nil {
 		c.forget(id)
-		return 0, fmt.Errorf("client: %s: %w", method, err)
+		return 0, c.writeError(method, err)
 	}
 	return id, nil
 }
@@ -276,10 +276,31 @@ func (c *Conn) forget(id int64) {
 // Notify sends a notification; params nil sends none.
 func (c *Conn) Notify(method string, params any) error {
 	if err := c.write(request{JSONRPC: "2.0", Method: method, Params: params}); err != nil {
-		return fmt.Errorf("client: %s: %w", method, err)
+		return c.writeError(method, err)
 	}
 	return nil
 }
+
+// writeError explains a failed write: a message that cannot be encoded, or
+// a connection that ended (the server's input is closed).
+func (c *Conn) writeError(method string, err error) error {
+	var enc *encodeError
+	if errors.As(err, &enc) {
+		return fmt.Errorf("client: %s: %w", method, err)
+	}
+	select {
+	case <-c.done:
+		return fmt.Errorf("client: %s: %w: %w", method, ErrClosed, c.readErr)
+	default:
+		return fmt.Errorf("client: %s: %w: %w", method, ErrClosed, err)
+	}
+}
+
+// encodeError is a message that could not be marshalled.
+type encodeError struct{ err error }
+
+func (e *encodeError) Error() string { return "encode: " + e.err.Error() }
+func (e *encodeError) Unwrap() error { return e.err }
 
 // request is a request or notification as written.
 type request struct {
@@ -292,7 +313,7 @@ type request struct {
 func (c *Conn) write(msg request) error {
 	body, err := json.Marshal(msg)
 	if err != nil {
-		return fmt.Errorf("encode: %w", err)
+		return &encodeError{err}
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
