@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
 // start starts the real server on a fresh workspace holding files, and
@@ -283,4 +285,27 @@ func TestOnNotification(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Contains(t, got[0], `$/progress {"token":"mine"`)
 	require.Contains(t, got[0], `"data":"hi\n"`)
+}
+
+// TestCall_ReplyThenEnd: a reply read just before the server's output ends
+// is still the call's result (the connection's end does not hide it).
+func TestCall_ReplyThenEnd(t *testing.T) {
+	for i := 0; i < 1000; i++ { // the race it guards is hit about once in a few hundred
+		inR, inW := io.Pipe()   // client → server
+		outR, outW := io.Pipe() // server → client
+		go func() {
+			if _, err := lspframe.NewReader(inR, 1<<20).Read(); err != nil {
+				return
+			}
+			_ = lspframe.Write(outW, []byte(`{"jsonrpc":"2.0","id":1,"result":["x"]}`))
+			outW.Close()
+			_, _ = io.Copy(io.Discard, inR)
+		}()
+		c := client.New(outR, inW, client.Options{})
+		var res []string
+		err := c.Call(context.Background(), "tools/list", nil, &res)
+		require.NoError(t, err, "iteration %d", i)
+		require.Equal(t, []string{"x"}, res, "iteration %d", i)
+		c.Kill()
+	}
 }

@@ -52,7 +52,11 @@ func (c *Conn) shutdown() error {
 		}
 		return nil
 	case <-c.done:
-		return c.lost("shutdown", id, p)
+		r, err := c.lost("shutdown", id, p)
+		if err == nil && r.err != nil {
+			err = fmt.Errorf("client: shutdown: %w", r.err)
+		}
+		return err
 	case <-t.C:
 		c.forget(id)
 		return fmt.Errorf("client: shutdown: no reply within %v", shutdownWait)

@@ -187,7 +187,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any, opts
 	select {
 	case r = <-p.reply:
 	case <-c.done:
-		return c.lost(method, id, p)
+		if r, err = c.lost(method, id, p); err != nil {
+			return err
+		}
 	case <-ctx.Done():
 		if r, err = c.cancel(ctx, method, id, p); err != nil {
 			return err
@@ -245,26 +247,23 @@ func (c *Conn) cancel(ctx context.Context, method string, id int64, p *pendingCa
 	case r := <-p.reply:
 		return r, nil
 	case <-c.done:
-		return reply{}, c.lost(method, id, p)
+		return c.lost(method, id, p)
 	case <-t.C:
 		c.forget(id)
 		return reply{}, fmt.Errorf("client: %s: %w (no reply %v after $/cancelRequest)", method, ctx.Err(), cancelWait)
 	}
 }
 
-// lost returns the error of a call whose connection ended, unless its reply
-// was read just before.
-func (c *Conn) lost(method string, id int64, p *pendingCall) error {
+// lost returns the reply of a call whose connection ended if it was read
+// just before the end, else the error saying the connection ended.
+func (c *Conn) lost(method string, id int64, p *pendingCall) (reply, error) {
 	select {
 	case r := <-p.reply:
-		if r.err != nil {
-			return r.err
-		}
-		return nil
+		return r, nil
 	default:
 	}
 	c.forget(id)
-	return fmt.Errorf("client: %s: %w: %w", method, ErrClosed, c.readErr)
+	return reply{}, fmt.Errorf("client: %s: %w: %w", method, ErrClosed, c.readErr)
 }
 
 func (c *Conn) forget(id int64) {
