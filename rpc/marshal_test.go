@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
 // htmlService answers with text full of the characters json.Marshal escapes.
@@ -45,9 +47,9 @@ func TestFramesAreNotHTMLEscaped(t *testing.T) {
 	go func() { done <- Serve(context.Background(), inR, outW, htmlService{}, Options{}); outW.Close() }()
 	frames := make(chan string, 16)
 	go func() {
-		r := NewStream(outR, io.Discard, nil, nil)
+		r := lspframe.NewReader(outR, 1<<20)
 		for {
-			body, err := r.readFrame()
+			body, err := r.Read()
 			if err != nil {
 				close(frames)
 				return
