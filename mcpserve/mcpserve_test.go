@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -74,8 +75,8 @@ func TestErrorResult(t *testing.T) {
 	require.JSONEq(t, `{"code":-32001,"message":"bash: timed out\nafter 1 s","data":{"code":"TIMEOUT","stdout":"part\n","stderr":"","signal":"SIGKILL","exitCode":null}}`,
 		string(res.StructuredContent.(json.RawMessage)))
 
-	plain := errorResult("read", context.Canceled)
-	require.Equal(t, "IO_ERROR: context canceled", plain.Content[0].(*mcp.TextContent).Text)
+	plain := errorResult("read", errors.New("disk on fire"))
+	require.Equal(t, "IO_ERROR: disk on fire", plain.Content[0].(*mcp.TextContent).Text)
 	require.Len(t, plain.Content, 1)
 }
 

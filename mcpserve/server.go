@@ -40,7 +40,7 @@ type server struct {
 // cancels every call (killing their process trees), waits for all of them
 // to return, and removes the session's scratch dir. It returns the
 // connection's error, nil after a clean EOF.
-func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, cfg Config) error {
+func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) error {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
@@ -48,7 +48,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, cfg Config
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &server{ctx: ctx, sessions: newSessionStarter(cfg)}
-	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: limits.MaxFrameBytes})
+	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: limits.MaxFrameBytes})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "toolrpc", Version: cfg.Version}, &mcp.ServerOptions{
 		Logger:       slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -101,3 +101,9 @@ func (c *callTracker) close() {
 	c.mu.Unlock()
 	c.wg.Wait()
 }
+
+// nopCloser is out as the WriteCloser the transport wants; stdout stays open
+// (the process exit closes it).
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -94,7 +94,7 @@ func (st *sessionStarter) buildLocked(roots []string) {
 	}
 	s, err := methods.NewSession(methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version}, p)
 	if err == nil {
-		err = methods.StartSession(s)
+		methods.StartSession(s)
 	}
 	st.sess, st.err = s, err
 }

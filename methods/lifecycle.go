@@ -1,16 +1,10 @@
 package methods
 
 // StartSession does for a session NewSession built what initialize does in
-// LSP mode before the first call: it runs every tool's start-up work (the
-// scratch dir is adopted and stale ones are swept, SPEC §7).
-func StartSession(s *Session) error { return startSession(s) }
+// LSP mode before the first call: it adopts the session's scratch dir and
+// sweeps the stale ones (SPEC §7). Neither failure stops the session.
+func StartSession(s *Session) { startScratch(s) }
 
 // CloseSession does what shutdown does in LSP mode once every call of the
-// session has returned: it runs every tool's close-down work and removes the
-// session's scratch dir.
-func CloseSession(s *Session) {
-	for _, h := range closeSessionHooks {
-		h(s)
-	}
-	_ = s.Scratch.Remove()
-}
+// session has returned: it removes the session's scratch dir.
+func CloseSession(s *Session) { _ = s.Scratch.Remove() }

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"strconv"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
 // maxFrameBytes is the largest body the codec accepts; tests lower it.
@@ -29,7 +29,7 @@ var maxFrameBytes int64 = limits.MaxFrameBytes
 // text, and written back verbatim, so any string or number the client sends
 // (-1, 1e3, 2^64) is echoed exactly.
 type Stream struct {
-	r   *bufio.Reader
+	r   *lspframe.Reader
 	c   io.Closer
 	log *log.Logger
 
@@ -43,7 +43,9 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
-	return &Stream{r: bufio.NewReaderSize(r, 64*1024), w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	s := &Stream{r: lspframe.NewReader(r, maxFrameBytes), w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	s.r.OnJunk = func(line []byte) { s.log.Printf("ignoring malformed header line %q", clipForLog(line)) }
+	return s
 }
 
 // Close closes the underlying input.
@@ -60,8 +62,10 @@ var errSkip = errors.New("frame skipped")
 // ReadObject reads the next valid request into v (a jsonrpc2 message).
 func (s *Stream) ReadObject(v any) error {
 	for {
-		body, err := s.readFrame()
-		if errors.Is(err, errSkip) {
+		body, err := s.r.Read()
+		var herr *lspframe.HeaderError
+		if errors.As(err, &herr) {
+			s.replyError(nil, CodeInvalidRequest, "invalid frame: "+herr.Reason)
 			continue
 		}
 		if err != nil {
@@ -80,107 +84,6 @@ func (s *Stream) ReadObject(v any) error {
 		}
 		return nil
 	}
-}
-
-// readFrame reads one header block and its body. Header errors are answered
-// here and reported as errSkip.
-func (s *Stream) readFrame() ([]byte, error) {
-	length := int64(-1)
-	headerBytes := 0
-	started := false
-	for {
-		line, err := s.r.ReadSlice('\n')
-		headerBytes += len(line)
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				// An overlong header line: drop it and everything to the next line end.
-				for errors.Is(err, bufio.ErrBufferFull) {
-					_, err = s.r.ReadSlice('\n')
-				}
-				if err != nil {
-					return nil, io.ErrUnexpectedEOF
-				}
-				s.replyError(nil, CodeInvalidRequest, "invalid frame: header line too long")
-				return nil, errSkip
-			}
-			if errors.Is(err, io.EOF) {
-				if !started && len(bytes.TrimSpace(line)) == 0 {
-					return nil, io.EOF
-				}
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-		trimmed := bytes.TrimRight(line, "\r\n")
-		if len(trimmed) == 0 {
-			if !started {
-				continue // stray blank line between frames
-			}
-			break
-		}
-		started = true
-		if headerBytes > limits.MaxHeaderBytes {
-			s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: header block over %d bytes", limits.MaxHeaderBytes))
-			return nil, errSkip
-		}
-		name, value, ok := splitHeader(trimmed)
-		if !ok || !bytes.EqualFold(name, []byte("content-length")) {
-			// Garbage before a header (e.g. the rest of a body sent without a
-			// length): resynchronise on a Content-Length inside the line.
-			if i := indexFold(trimmed, "content-length:"); i > 0 {
-				name, value, ok = splitHeader(trimmed[i:])
-			}
-			if !ok {
-				s.log.Printf("ignoring malformed header line %q", clipForLog(trimmed))
-				continue
-			}
-		}
-		if bytes.EqualFold(name, []byte("content-length")) {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
-			if err != nil || n < 0 {
-				s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: bad Content-Length %q", clipForLog(value)))
-				length = -2
-				continue
-			}
-			length = n
-		}
-	}
-	switch {
-	case length == -2:
-		return nil, errSkip
-	case length < 0:
-		s.replyError(nil, CodeInvalidRequest, "invalid frame: missing Content-Length header")
-		return nil, errSkip
-	case length > maxFrameBytes:
-		s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: Content-Length %d exceeds the %d-byte limit", length, maxFrameBytes))
-		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, errSkip
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, io.ErrUnexpectedEOF
-	}
-	return body, nil
-}
-
-func splitHeader(line []byte) (name, value []byte, ok bool) {
-	i := bytes.IndexByte(line, ':')
-	if i <= 0 {
-		return nil, nil, false
-	}
-	name = bytes.TrimSpace(line[:i])
-	for _, c := range name {
-		if c <= ' ' || c >= 0x7f {
-			return nil, nil, false
-		}
-	}
-	return name, line[i+1:], true
-}
-
-func indexFold(s []byte, lowerSub string) int {
-	return bytes.Index(bytes.ToLower(s), []byte(lowerSub))
 }
 
 func clipForLog(b []byte) string {
@@ -283,7 +186,24 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 // server writes its replies itself (writeResult, writeError), with the
 // request's original id text.
 func (s *Stream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
+	b, err := marshal(obj)
+	if err != nil {
+		return err
+	}
+	return s.writeFrame(b)
+}
+
+// notification is a notification as the server writes it.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// writeNotification writes one notification, marshalled without HTML
+// escaping (jsonrpc2's Notify would escape the params).
+func (s *Stream) writeNotification(method string, params any) error {
+	b, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
 	}
@@ -315,7 +235,7 @@ func (s *Stream) writeError(id json.RawMessage, e wireError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
+	b, err := marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
 	if err != nil {
 		s.log.Printf("marshal error reply: %v", err)
 		return
@@ -339,10 +259,7 @@ func (s *Stream) writeResult(id, result json.RawMessage) error {
 func (s *Stream) writeFrame(body []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
-		return err
-	}
-	if _, err := s.w.Write(body); err != nil {
+	if err := lspframe.Write(s.w, body); err != nil {
 		return err
 	}
 	return s.w.Flush()

@@ -14,4 +14,12 @@
 // initialize must come first (-32002 otherwise); shutdown cancels running calls
 // and releases the session; exit ends the process (0 after shutdown, else 1);
 // EOF on the input behaves like shutdown followed by exit.
+//
+// # Errors
+//
+// A handler's error becomes the wire error through AsError: an *Error in its
+// chain keeps its code, a cancelled context is CANCELLED (the one place that
+// mapping is made), anything else IO_ERROR. Errorf's %w keeps the cause for
+// errors.Is and errors.As. Frames are written without HTML escaping, so a "<"
+// in a result is "<" on the wire.
 package rpc

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func (r *rootFlags) String() string     { return strings.Join(*r, ",") }
 func (r *rootFlags) Set(v string) error { *r = append(*r, v); return nil }
 
 // runMCP serves MCP over stdio (newline-delimited JSON-RPC) until stdin ends.
-func runMCP(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
+func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("toolrpc mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var roots rootFlags
