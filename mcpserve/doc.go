@@ -19,7 +19,9 @@
 // output as notifications/progress: progress counts every notification of
 // the call, message is the chunk's data, and _meta names the stream, its seq
 // and skippedBytes. A heartbeat (no message) goes out whenever the call has
-// been silent for limits.MCPHeartbeatInterval. notifications/cancelled
+// been silent for limits.MCPHeartbeatInterval, and the result keeps
+// limits.MCPProgressSettle after the last notification (typescript-sdk#2580).
+// notifications/cancelled
 // cancels the call (tools/bash kills the tree, SPEC §6.6); from the moment it
 // is read, the call's progress and its response are dropped. stdin EOF
 // cancels every call, and Serve returns once every call has returned.
