@@ -180,7 +180,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	errKeep := capture.NewTail(limits.CaptureMaxBytes, limits.CaptureMaxLines)
 
 	start := time.Now()
-	g, err := procgroup.Start(procgroup.Spec{
+	g, err := procgroup.StartContext(ctx, procgroup.Spec{
 		Command: r.command,
 		Dir:     r.dir,
 		Env:     r.env,

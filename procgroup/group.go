@@ -1,6 +1,7 @@
 package procgroup
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -81,7 +82,12 @@ type Group struct {
 }
 
 // Start runs the command. The caller must call Wait.
-func Start(spec Spec) (*Group, error) {
+func Start(spec Spec) (*Group, error) { return StartContext(context.Background(), spec) }
+
+// StartContext is Start, except that a ctx already done when the command is
+// about to be spawned fails the start with ctx's error: a cancelled call never
+// starts its command. Once started, the command is not tied to ctx (see Kill).
+func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	shell, err := exec.LookPath("bash")
 	if err != nil {
 		if shell, err = exec.LookPath("sh"); err != nil {
@@ -144,8 +150,10 @@ func Start(spec Spec) (*Group, error) {
 	} else {
 		becomeSubreaper()
 	}
-	err = cmd.Start()
-	if err != nil && g.cg != nil {
+	if err = ctx.Err(); err == nil {
+		err = cmd.Start()
+	}
+	if err != nil && g.cg != nil && ctx.Err() == nil {
 		// The kernel may refuse CLONE_INTO_CGROUP; run this command without it.
 		g.cg.remove()
 		g.cg = nil
@@ -158,6 +166,9 @@ func Start(spec Spec) (*Group, error) {
 	}
 	closeAll(closeAfterStart)
 	if err != nil {
+		if g.cg != nil {
+			g.cg.remove()
+		}
 		closeAll(g.outs)
 		if g.stdinW != nil {
 			_ = g.stdinW.Close()

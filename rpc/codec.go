@@ -3,14 +3,19 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"math"
+	"os"
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/limits"
 )
@@ -30,8 +35,19 @@ var maxFrameBytes int64 = limits.MaxFrameBytes
 // (-1, 1e3, 2^64) is echoed exactly.
 type Stream struct {
 	r   *bufio.Reader
+	in  *countingReader
 	c   io.Closer
 	log *log.Logger
+
+	// mark is, once ReadObject returned a request, how many input bytes had
+	// arrived by then (read, or waiting in the pipe). Only the read loop
+	// touches it.
+	mark int64
+	// handled counts the input bytes whose messages have been handled;
+	// handledCh is closed (and replaced) each time it grows.
+	hmu       sync.Mutex
+	handled   int64
+	handledCh chan struct{}
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -43,7 +59,75 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
-	return &Stream{r: bufio.NewReaderSize(r, 64*1024), w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	in := &countingReader{r: r}
+	return &Stream{r: bufio.NewReaderSize(in, 64*1024), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger,
+		handledCh: make(chan struct{})}
+}
+
+// countingReader counts the bytes read from the input.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// waiting returns how many input bytes wait in the kernel (FIONREAD, alias
+// TIOCINQ, on a pipe or socket
+// on stdin), or 0 when that cannot be known.
+func (c *countingReader) waiting() int64 {
+	f, ok := c.r.(*os.File)
+	if !ok {
+		return 0
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return int64(max(n, 0))
+}
+
+// setHandled records that every message in the first n input bytes has been
+// handled, waking the calls that wait for it.
+func (s *Stream) setHandled(n int64) {
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	if n <= s.handled {
+		return
+	}
+	s.handled = n
+	close(s.handledCh)
+	s.handledCh = make(chan struct{})
+}
+
+// inputMark returns, right after ReadObject returned a request, the input
+// position up to which everything had already arrived: a $/cancelRequest
+// sent together with the request lies before it.
+func (s *Stream) inputMark() int64 { return s.mark }
+
+// awaitHandled waits until every message before the input position mark has
+// been handled (so a cancel that arrived with a request has been seen), or
+// ctx is done, or the input has ended.
+func (s *Stream) awaitHandled(ctx context.Context, mark int64) {
+	for {
+		s.hmu.Lock()
+		done, ch := s.handled >= mark, s.handledCh
+		s.hmu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Close closes the underlying input.
@@ -58,13 +142,18 @@ func (s *Stream) Close() error {
 var errSkip = errors.New("frame skipped")
 
 // ReadObject reads the next valid request into v (a jsonrpc2 message).
+//
+// It runs in the read loop, which handles each message before it reads the
+// next: on entry, every message before the read position has been handled.
 func (s *Stream) ReadObject(v any) error {
 	for {
+		s.setHandled(s.in.n - int64(s.r.Buffered()))
 		body, err := s.readFrame()
 		if errors.Is(err, errSkip) {
 			continue
 		}
 		if err != nil {
+			s.setHandled(math.MaxInt64) // nothing more will be handled
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				s.log.Printf("input ended inside a frame: %v", err)
 			}
@@ -78,6 +167,7 @@ func (s *Stream) ReadObject(v any) error {
 			s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
 			continue
 		}
+		s.mark = s.in.n + s.in.waiting()
 		return nil
 	}
 }

@@ -150,7 +150,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		s.replyErr(req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
 		return
 	}
-	key := string(id)
+	key := idKey(req.ID.Str)
 	ctx, cancel := context.WithCancel(s.base)
 	s.mu.Lock()
 	if s.state == stateShutdown {
@@ -162,7 +162,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	if _, dup := s.running[key]; dup {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", key)})
+		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", id)})
 		return
 	}
 	s.running[key] = cancel
@@ -172,25 +172,35 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	call := NewCall(req.Method, id, params, func(method string, p any) error {
 		return conn.Notify(context.Background(), method, p)
 	})
-	go s.run(ctx, cancel, req.ID, call, h)
+	mark := s.stream.inputMark()
+	go s.run(ctx, cancel, req.ID, key, mark, call, h)
 }
 
-// run waits for a slot, runs the handler and replies.
-func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, call *Call, h Handler) {
+// run waits for the input that arrived with the request to be handled (a
+// $/cancelRequest in it must win), then for a slot, runs the handler and
+// replies. A call cancelled before its handler starts never starts it: when
+// the slot and the cancel are both ready, select may pick either, so the
+// context is checked again once the slot is taken.
+func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, key string, mark int64, call *Call, h Handler) {
 	defer s.calls.Done()
 	defer cancel()
 	var result any
 	var err error
+	s.stream.awaitHandled(ctx, mark)
 	select {
 	case s.sem <- struct{}{}:
-		result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+		if ctx.Err() != nil {
+			err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
+		} else {
+			result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+		}
 		<-s.sem
 	case <-ctx.Done():
 		err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
 	}
 	call.finish()
 	s.mu.Lock()
-	delete(s.running, string(call.ID))
+	delete(s.running, key)
 	s.mu.Unlock()
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		var e *Error
@@ -265,7 +275,7 @@ func (s *server) notification(req *jsonrpc2.Request) {
 			return
 		}
 		s.mu.Lock()
-		cancel := s.running[buf.String()]
+		cancel := s.running[idKey(buf.String())]
 		s.mu.Unlock()
 		if cancel != nil {
 			cancel()
