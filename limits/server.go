@@ -10,4 +10,12 @@ const (
 	// HostPollInterval is how often the host's processId is checked when no
 	// pidfd is available.
 	HostPollInterval = 250 * time.Millisecond
+	// EndingWriteGrace is how long, once the session is ending (exit, end of
+	// input, host death, SIGTERM), a write to the host may still block: a
+	// host that stopped reading cannot keep the server alive.
+	EndingWriteGrace = 1 * time.Second
+	// ExitBackstop bounds how long an ending session waits for its calls to
+	// reply when the output cannot take a write deadline (a terminal, a
+	// regular file); past it the server exits without them.
+	ExitBackstop = 5 * time.Second
 )

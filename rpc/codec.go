@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -51,6 +52,9 @@ type Stream struct {
 
 	wmu sync.Mutex
 	w   *bufio.Writer
+	// dl is the output when it takes write deadlines (a pollable pipe or
+	// socket), else nil.
+	dl interface{ SetWriteDeadline(time.Time) error }
 }
 
 // NewStream returns a Stream reading frames from r and writing them to w;
@@ -60,8 +64,17 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 		logger = log.New(io.Discard, "", 0)
 	}
 	in := &countingReader{r: r}
-	return &Stream{r: bufio.NewReaderSize(in, 64*1024), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger,
+	s := &Stream{r: bufio.NewReaderSize(in, 64*1024), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger,
 		handledCh: make(chan struct{})}
+	s.dl, _ = w.(interface{ SetWriteDeadline(time.Time) error })
+	return s
+}
+
+// endWrites makes every write still blocked at t, and every later one, fail
+// once t has passed, when the output takes write deadlines. It reports
+// whether it does.
+func (s *Stream) endWrites(t time.Time) bool {
+	return s.dl != nil && s.dl.SetWriteDeadline(t) == nil
 }
 
 // countingReader counts the bytes read from the input.

@@ -10,6 +10,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -34,6 +35,10 @@ type Options struct {
 	MaxConcurrent int
 	// Logger receives diagnostics; nil discards them. Never stdout.
 	Logger *log.Logger
+	// OnEnding, when set, is called once as the session starts ending (exit,
+	// end of input, host death, ctx done), before its calls are cancelled:
+	// main bounds its other writes to the host there.
+	OnEnding func()
 }
 
 type state int
@@ -61,6 +66,9 @@ type server struct {
 	shutdownOnce sync.Once
 	exitOnce     sync.Once
 	exit         chan int
+	endOnce      sync.Once
+	onEnding     func()
+	hostGone     chan struct{} // closed when the processId host has exited
 }
 
 // Serve runs the JSON-RPC server on in/out until exit, end of input or host
@@ -85,8 +93,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 		log:     logger,
 		sem:     make(chan struct{}, opts.MaxConcurrent),
 		base:    context.WithoutCancel(ctx),
-		running: map[string]context.CancelFunc{},
-		exit:    make(chan int, 1),
+		running:  map[string]context.CancelFunc{},
+		exit:     make(chan int, 1),
+		onEnding: opts.OnEnding,
+		hostGone: make(chan struct{}),
 	}
 	conn := jsonrpc2.NewConn(context.Background(), stream, s, jsonrpc2.SetLogger(logger))
 	select {
@@ -95,12 +105,43 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 		return code
 	case <-conn.DisconnectNotify():
 		// EOF on the input: shutdown + exit.
-		s.shutdown()
-		return 0
+		return s.end(0)
 	case <-ctx.Done():
-		s.shutdown()
-		return 1
+		return s.end(1)
+	case <-s.hostGone:
+		return s.end(1)
 	}
+}
+
+// beginEnding bounds every write to the host from now on: a host that has
+// stopped reading stdout cannot keep an ending session alive.
+func (s *server) beginEnding() {
+	s.endOnce.Do(func() {
+		s.stream.endWrites(time.Now().Add(limits.EndingWriteGrace))
+		if s.onEnding != nil {
+			s.onEnding()
+		}
+	})
+}
+
+// end ends the session as shutdown would and returns code. Writes are bounded
+// by beginEnding; where the output takes no deadline, ExitBackstop bounds the
+// wait for the calls' replies, so exit never waits on an unread pipe.
+func (s *server) end(code int) int {
+	s.beginEnding()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.shutdown()
+	}()
+	backstop := time.NewTimer(limits.ExitBackstop)
+	defer backstop.Stop()
+	select {
+	case <-done:
+	case <-backstop.C:
+		s.log.Printf("calls still replying %v after the session ended; exiting without them", limits.ExitBackstop)
+	}
+	return code
 }
 
 // Handle implements jsonrpc2.Handler. It runs serially in the read loop, so
@@ -241,9 +282,9 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	s.mu.Unlock()
 	if p.ProcessID > 0 {
 		go watchHost(int(p.ProcessID), s.log, func() {
+			s.beginEnding()
 			s.log.Printf("host process %d is gone; exiting", p.ProcessID)
-			s.shutdown()
-			s.finish(1)
+			close(s.hostGone)
 		})
 	}
 	s.reply(id, res, nil)
@@ -259,7 +300,9 @@ func (s *server) notification(req *jsonrpc2.Request) {
 		}
 		s.mu.Unlock()
 		// Every call replies (cancelled if need be) and shutdown is
-		// acknowledged before the connection closes.
+		// acknowledged before the connection closes — within
+		// EndingWriteGrace if the host stopped reading.
+		s.beginEnding()
 		s.shutdown()
 		s.acks.Wait()
 		s.finish(code)

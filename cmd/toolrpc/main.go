@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -57,6 +58,13 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 0
 	}
 	logger := log.New(stderr, "toolrpc: ", log.LstdFlags|log.Lmicroseconds)
+	var logQueue *queuedWriter
+	if f, ok := stderr.(*os.File); ok && *logFile == "" && fs.NArg() == 0 {
+		// Serving: a host that stops reading stderr must not block the server.
+		logQueue = newQueuedWriter(f)
+		defer logQueue.flush(logFlushWait)
+		logger.SetOutput(logQueue)
+	}
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -99,5 +107,11 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	if stdout == os.Stdout {
+		stdout = hostStdout()
+	}
 	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logger: logger})
 }
+
+// logFlushWait bounds how long exit waits for queued log lines to reach stderr.
+const logFlushWait = 200 * time.Millisecond
