@@ -88,11 +88,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 	}
 	stream := NewStream(in, out, closer, logger)
 	s := &server{
-		stream:  stream,
-		svc:     svc,
-		log:     logger,
-		sem:     make(chan struct{}, opts.MaxConcurrent),
-		base:    context.WithoutCancel(ctx),
+		stream:   stream,
+		svc:      svc,
+		log:      logger,
+		sem:      make(chan struct{}, opts.MaxConcurrent),
+		base:     context.WithoutCancel(ctx),
 		running:  map[string]context.CancelFunc{},
 		exit:     make(chan int, 1),
 		onEnding: opts.OnEnding,

@@ -3,8 +3,8 @@ package main
 import (
 	"os"
 	"strconv"
-	"time"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
