@@ -94,6 +94,7 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 			return nil, fmt.Errorf("start %q: no bash or sh: %w", spec.Command, err)
 		}
 	}
+	Guard()
 	cookie := newCookie()
 	g := &Group{cookie: cookie, exited: make(chan struct{}), killed: make(chan struct{})}
 	cmd := exec.Command(shell, "-c", spec.Command)
@@ -196,10 +197,12 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	return g, nil
 }
 
+// newCookie returns a fresh cookie: serverPrefix, so the guardian and later
+// sweeps know whose command carries it, then 12 random bytes.
 func newCookie() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return serverPrefix() + hex.EncodeToString(b[:])
 }
 
 // Pid returns the shell's process id (also the process group id).

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -110,6 +111,9 @@ func run(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	if stdout == os.Stdout {
 		stdout = hostStdout()
 	}
+	// Before the first call: the guardian that kills the calls' trees if this
+	// server is SIGKILLed, and the sweep of what dead servers left running.
+	procgroup.Guard()
 	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logger: logger})
 }
 
