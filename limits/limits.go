@@ -75,6 +75,11 @@ const (
 	StreamFullBytes = 1 * MiB
 	// StreamThrottledChunksPerSecond caps chunks per second past StreamFullBytes.
 	StreamThrottledChunksPerSecond = 4
+	// StreamPendingBytes bounds the full-fidelity output of all running
+	// calls together that waits to be sent; past it, commands are paced by
+	// the host's reading (their output pipes fill) instead of piling up in
+	// the server's memory.
+	StreamPendingBytes = 8 * MiB
 )
 
 // Edit payload (SPEC §8).

@@ -18,4 +18,10 @@ const (
 	// reply when the output cannot take a write deadline (a terminal, a
 	// regular file); past it the server exits without them.
 	ExitBackstop = 5 * time.Second
+	// SoftMemoryBytes is the Go runtime's soft memory limit for the server
+	// (unless GOMEMLIMIT is set): the collector works harder as the heap
+	// nears it, instead of letting garbage double the live heap. What the
+	// server keeps alive is bounded by the capture caps of at most
+	// MaxConcurrentCalls calls plus StreamPendingBytes.
+	SoftMemoryBytes = 128 * MiB
 )

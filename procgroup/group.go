@@ -30,7 +30,7 @@ var drainGrace = 200 * time.Millisecond
 var drainBackstop = 2 * time.Second
 
 // readBufBytes is the read size of the output pipes.
-const readBufBytes = 256 << 10
+const readBufBytes = 128 << 10
 
 // pipeBytes is the pipe capacity asked for, so a fast writer needs fewer
 // wake-ups; the kernel may grant less.
@@ -228,15 +228,44 @@ func (g *Group) watchExit() {
 	}
 }
 
+// readBufs holds the output pipes' read buffers. A reader takes one only
+// once its pipe is readable and returns it after handing the bytes on, so
+// idle commands hold none.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufBytes); return &b }}
+
 func (g *Group) copyOut(r *os.File, w io.Writer) {
 	defer g.readers.Done()
-	buf := make([]byte, readBufBytes)
+	rc, err := r.SyscallConn()
+	if err != nil {
+		_, _ = io.Copy(w, r)
+		return
+	}
 	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
+		var buf *[]byte
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			b := readBufs.Get().(*[]byte)
+			for {
+				n, rerr = unix.Read(int(fd), *b)
+				if !errors.Is(rerr, unix.EINTR) {
+					break
+				}
+			}
+			if errors.Is(rerr, unix.EAGAIN) {
+				readBufs.Put(b)
+				return false // wait until readable
+			}
+			buf = b
+			return true
+		})
+		if buf != nil && n > 0 {
+			_, _ = w.Write((*buf)[:n])
 		}
-		if err != nil {
+		if buf != nil {
+			readBufs.Put(buf)
+		}
+		if err != nil || rerr != nil || n <= 0 {
 			return
 		}
 	}

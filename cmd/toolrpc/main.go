@@ -18,9 +18,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -34,6 +36,11 @@ func main() {
 	// replies responsive while they run. An explicit GOMAXPROCS wins.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+	// Garbage, not live data, is what would make 64 output-heavy calls cost
+	// hundreds of MB. An explicit GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limits.SoftMemoryBytes)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
