@@ -109,6 +109,14 @@ const (
 	BinaryNonPrintablePercent = 30
 )
 
+// Files whose stat size is 0 yet hold text, as /proc files do (SPEC §4).
+const (
+	// UnsizedFileMaxBytes bounds how much of a regular file that reports
+	// size 0 Read and Grep read (to its end, never trusting the size); Read
+	// holds it in memory for one consistent pass.
+	UnsizedFileMaxBytes = 8 * MiB
+)
+
 // Protocol (SPEC §1).
 const (
 	// MaxFrameBytes is the largest Content-Length the server accepts; larger

@@ -557,9 +557,6 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
 		return res
 	}
-	if f.Size == 0 {
-		return res // no line to match
-	}
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
 	// cost as much as the search on small files. O_NONBLOCK: should the
 	// path have become a FIFO since the walk, nothing blocks.
@@ -569,8 +566,11 @@ func (g *grepWorker) file(ctx context.Context, f walk.File) grepFileResult {
 	}
 	defer unix.Close(fd)
 	rd := grepReader{fd: fd, left: f.Size}
+	if f.Size == 0 { // /proc files report size 0: read to EOF (SPEC §4)
+		rd.left = limits.UnsizedFileMaxBytes
+	}
 	if cap(g.buf) < limits.SniffBytes {
-		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(f.Size)+1, g.req.chunkBytes)))
+		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.req.chunkBytes)))
 	}
 	n, eof, err := rd.fill(g.buf[:limits.SniffBytes])
 	if err != nil {

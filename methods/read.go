@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -156,6 +157,7 @@ func readFile(ctx context.Context, s *Session, rp walk.Path, asked string, offse
 		ix  *lineindex.Index
 		tag string
 		w   *readWindow
+		cut bool // an unsized file went on past UnsizedFileMaxBytes
 	)
 	// The index, the window and the bytes must all come from one version of
 	// the file: a rewrite in place during the pass or the scan shows up as a
@@ -168,13 +170,22 @@ func readFile(ctx context.Context, s *Session, rp walk.Path, asked string, offse
 		if binary {
 			return nil, readBinary(rp, fi.Size(), reason)
 		}
-		ix, err = readIndexes(s).Index(ctx, f, fi)
+		var src io.ReaderAt = f
+		if fi.Size() == 0 { // /proc files: read to EOF, never cached by identity (SPEC §4)
+			var data []byte
+			if data, cut, err = lineindex.ReadUnsized(f, limits.UnsizedFileMaxBytes); err == nil {
+				src = bytes.NewReader(data)
+				ix, err = lineindex.Build(ctx, bytes.NewReader(data))
+			}
+		} else {
+			ix, err = readIndexes(s).Index(ctx, f, fi)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
 		}
 		tag = sourceset.TagSum(ix.CRC)
 		w = newReadWindow(rp.Display, tag, offset, limit)
-		if err := ix.Scan(ctx, f, offset, readLinePrefix, w.add); err != nil {
+		if err := ix.Scan(ctx, src, offset, readLinePrefix, w.add); err != nil {
 			return nil, fmt.Errorf("read %s: %w", rp.Display, err)
 		}
 		after, err := f.Stat()
@@ -204,8 +215,16 @@ func readFile(ctx context.Context, s *Session, rp walk.Path, asked string, offse
 		FileBytes:    ix.Size,
 		Truncated:    w.budget != "" || len(w.clipped) > 0,
 		ClippedLines: w.clipped,
-		Notice:       w.notice(ix.Lines),
+		Notice:       w.notice(ix.Lines) + readUnsizedNotice(cut),
 	}, nil
+}
+
+// readUnsizedNotice names the cut of a file that reports size 0 (SPEC §4).
+func readUnsizedNotice(cut bool) string {
+	if !cut {
+		return ""
+	}
+	return fmt.Sprintf(" The file reports size 0; only its first %d MiB were read.", limits.UnsizedFileMaxBytes/limits.MiB)
 }
 
 // readIndexes returns the session's line index cache.
