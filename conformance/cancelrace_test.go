@@ -18,9 +18,10 @@ func frameBytes(t testing.TB, msg any) []byte {
 }
 
 // TestCancel_ArrivesWithItsRequest (issue 16 item 2, SPEC §1): each
-// tools/bash request is written together with its $/cancelRequest, in one
+// tools/bash or tools/write request is written together with its
+// $/cancelRequest, in one
 // write, to a server limited to one P, so the call's goroutine and the read
-// loop race. No command may start and no file may be written; every call
+// loop race. No command may start and no file or directory may be created; every call
 // answers -32800. Before the fix, about half of the 300 commands ran.
 func TestCancel_ArrivesWithItsRequest(t *testing.T) {
 	s := start(t, withEnv("GOMAXPROCS=1"))
@@ -28,8 +29,11 @@ func TestCancel_ArrivesWithItsRequest(t *testing.T) {
 	ids := make([]json.RawMessage, n)
 	for i := range n {
 		ids[i] = json.RawMessage(fmt.Sprint(1000 + i))
-		req := frameBytes(t, map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": "tools/bash",
-			"params": map[string]any{"command": fmt.Sprintf("echo x > ran-%d", i)}})
+		method, params := "tools/bash", map[string]any{"command": fmt.Sprintf("echo x > ran-%d", i)}
+		if i%3 == 2 {
+			method, params = "tools/write", map[string]any{"path": fmt.Sprintf("dir-%d/wrote", i), "content": "x\n"}
+		}
+		req := frameBytes(t, map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": method, "params": params})
 		cancel := frameBytes(t, map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": ids[i]}})
 		s.writeRaw(append(req, cancel...))
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"sort"
@@ -191,6 +193,10 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		outStream.Close()
 		errStream.Close()
+		if _, serr := os.Stat(r.dir); errors.Is(serr, fs.ErrNotExist) {
+			// exec reports a missing working directory as a missing bash.
+			return nil, rpc.Errorf(rpc.NotFound, "bash: working directory %s no longer exists", r.dir)
+		}
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 	type waited struct {

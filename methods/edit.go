@@ -700,6 +700,9 @@ func editFile(ctx context.Context, s *Session, rp walk.Path, tag string, hunks [
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("edit %s: %w", rp.Display, err)
 	}
+	if err := ctx.Err(); err != nil { // a cancelled call touches no file
+		return nil, err
+	}
 	af, err := atomicfile.Replace(rp.Abs, fi)
 	if err != nil {
 		return nil, fmt.Errorf("edit %s: %w", rp.Display, err)

@@ -152,6 +152,9 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 	}
 
+	if err := ctx.Err(); err != nil { // a cancelled call touches no file
+		return nil, editCancelled("write", rp.Display, err)
+	}
 	fileMode, dirMode := writeFileMode, writeDirMode
 	if rp.Root == walk.Scratch {
 		fileMode, dirMode = writeScratchFileMode, writeScratchDirMode
@@ -165,7 +168,10 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if exists {
 		af, err = atomicfile.Replace(rp.Abs, fi)
 	} else {
-		if err := os.MkdirAll(filepath.Dir(rp.Abs), dirMode); err != nil {
+		if err := atomicfile.MkdirBelow(rp.RootDir, filepath.Dir(rp.Abs), dirMode); err != nil {
+			if _, rerr := os.Stat(rp.RootDir); errors.Is(rerr, fs.ErrNotExist) {
+				return nil, rpc.Errorf(rpc.NotFound, "write %s: the root %s no longer exists; not recreating it", rp.Display, rp.RootDir)
+			}
 			return nil, fmt.Errorf("write %s: create parent directories: %w", rp.Display, err)
 		}
 		af, err = atomicfile.Create(rp.Abs, fileMode)
