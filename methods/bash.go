@@ -26,7 +26,7 @@ import (
 type bashParams struct {
 	Command       *string           `json:"command"`
 	Cwd           *string           `json:"cwd"`
-	Env           map[string]string `json:"env"`
+	Env           rpc.StringMap     `json:"env"` // [] is accepted as {} (SPEC §1)
 	Stdin         *string           `json:"stdin"`
 	Timeout       *float64          `json:"timeout"`
 	WorkDoneToken json.RawMessage   `json:"workDoneToken"`

@@ -268,6 +268,7 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
+	params = emptyArraysAsObjects(params, "capabilities", "initializationOptions")
 	if err := json.Unmarshal(params, &p); err != nil {
 		s.replyErr(id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
 		return
