@@ -24,12 +24,12 @@ import (
 
 // bashParams are the params of tools/bash (SPEC §6).
 type bashParams struct {
-	Command       *string           `json:"command"`
-	Cwd           *string           `json:"cwd"`
-	Env           rpc.StringMap     `json:"env"` // [] is accepted as {} (SPEC §1)
-	Stdin         *string           `json:"stdin"`
-	Timeout       *float64          `json:"timeout"`
-	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+	Command       *string         `json:"command"`
+	Cwd           *string         `json:"cwd"`
+	Env           rpc.StringMap   `json:"env"` // [] is accepted as {} (SPEC §1)
+	Stdin         *string         `json:"stdin"`
+	Timeout       *float64        `json:"timeout"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken"`
 }
 
 // streamInfo is StreamInfo of SPEC §6.
