@@ -103,44 +103,10 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", CookieEnv+"="+cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	var closeAfterStart []*os.File
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			_ = f.Close()
-		}
+	closeAfterStart, err := g.pipes(cmd, &spec)
+	if err != nil {
+		return nil, err
 	}
-	if spec.Stdin == nil {
-		null, err := os.Open(os.DevNull)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-		}
-		cmd.Stdin = null
-		closeAfterStart = append(closeAfterStart, null)
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, fmt.Errorf("stdin pipe: %w", err)
-		}
-		cmd.Stdin = r
-		g.stdinW = w
-		closeAfterStart = append(closeAfterStart, r)
-	}
-	for _, dst := range []*io.Writer{&spec.Stdout, &spec.Stderr} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(closeAfterStart)
-			closeAll(g.outs)
-			return nil, fmt.Errorf("output pipe: %w", err)
-		}
-		_, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeBytes)
-		g.outs = append(g.outs, r)
-		closeAfterStart = append(closeAfterStart, w)
-		if *dst == nil {
-			*dst = io.Discard
-		}
-	}
-	cmd.Stdout = closeAfterStart[len(closeAfterStart)-2]
-	cmd.Stderr = closeAfterStart[len(closeAfterStart)-1]
 
 	if !spec.noCgroup && useCgroup() {
 		if cg, err := newCallCgroup(); err == nil {
@@ -199,6 +165,55 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 
 // newCookie returns a fresh cookie: serverPrefix, so the guardian and later
 // sweeps know whose command carries it, then 12 random bytes.
+// pipes sets the command's stdin (the Spec's text through a pipe, or
+// /dev/null) and its stdout and stderr pipes, whose read ends the Group keeps.
+// It returns the ends the command alone must hold, to close once it started.
+func (g *Group) pipes(cmd *exec.Cmd, spec *Spec) ([]*os.File, error) {
+	var closeAfterStart []*os.File
+	if spec.Stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+		}
+		cmd.Stdin = null
+		closeAfterStart = append(closeAfterStart, null)
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdin pipe: %w", err)
+		}
+		cmd.Stdin = r
+		g.stdinW = w
+		closeAfterStart = append(closeAfterStart, r)
+	}
+	for _, dst := range []*io.Writer{&spec.Stdout, &spec.Stderr} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(closeAfterStart)
+			closeAll(g.outs)
+			if g.stdinW != nil {
+				_ = g.stdinW.Close()
+			}
+			return nil, fmt.Errorf("output pipe: %w", err)
+		}
+		_, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeBytes)
+		g.outs = append(g.outs, r)
+		closeAfterStart = append(closeAfterStart, w)
+		if *dst == nil {
+			*dst = io.Discard
+		}
+	}
+	cmd.Stdout = closeAfterStart[len(closeAfterStart)-2]
+	cmd.Stderr = closeAfterStart[len(closeAfterStart)-1]
+	return closeAfterStart, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
 func newCookie() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
