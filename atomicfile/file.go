@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 )
 
@@ -121,34 +120,4 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", a.Name(), err)
 	}
 	return a.Commit()
-}
-
-// MkdirBelow creates dir and its missing parents below root, each with mode
-// perm, but never root itself: when root does not exist (a workspace the user
-// deleted), it fails with an error wrapping fs.ErrNotExist and creates
-// nothing. dir must be root or below it (both clean and absolute). Unlike
-// os.MkdirAll it holds even when root is removed while it runs: each
-// directory is made inside one that exists.
-func MkdirBelow(root, dir string, perm fs.FileMode) error {
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return fmt.Errorf("mkdir %s: not below %s", dir, root)
-	}
-	if fi, err := os.Stat(root); err != nil {
-		return fmt.Errorf("root %s: %w", root, err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("root %s: not a directory", root)
-	}
-	if rel == "." {
-		return nil
-	}
-	cur := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		err := os.Mkdir(cur, perm)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("mkdir %s: %w", cur, err)
-		}
-	}
-	return nil
 }

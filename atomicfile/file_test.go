@@ -95,19 +95,3 @@ func requireNoTemp(t *testing.T, dir string) {
 		require.False(t, strings.HasSuffix(e.Name(), ".tmp"), "leftover %s", e.Name())
 	}
 }
-
-func TestMkdirBelow(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, MkdirBelow(root, filepath.Join(root, "a", "b"), 0o755))
-	fi, err := os.Stat(filepath.Join(root, "a", "b"))
-	require.NoError(t, err)
-	require.True(t, fi.IsDir())
-	require.NoError(t, MkdirBelow(root, root, 0o755))
-	require.Error(t, MkdirBelow(root, filepath.Dir(root), 0o755), "above the root")
-
-	gone := filepath.Join(t.TempDir(), "deleted")
-	err = MkdirBelow(gone, filepath.Join(gone, "x", "y"), 0o755)
-	require.ErrorIs(t, err, fs.ErrNotExist)
-	_, err = os.Stat(gone)
-	require.True(t, os.IsNotExist(err), "MkdirBelow created the missing root")
-}

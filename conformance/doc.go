@@ -2,7 +2,8 @@
 // (SPEC.md): every test spawns a real server binary and speaks LSP-framed
 // JSON-RPC to it over stdio, so it can run against any implementation.
 //
-// Run it against the project (the binary is built once):
+// Run it against the project (the test binary, run under the name toolrpc,
+// is the server: package cli, what cmd/toolrpc runs):
 //
 //	go test ./conformance
 //

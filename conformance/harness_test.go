@@ -1,9 +1,9 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,9 +18,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/cli"
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
-var binFlag = flag.String("bin", "", "server binary to test (default: $TOOLRPC_BIN, else build ./cmd/toolrpc)")
+var binFlag = flag.String("bin", "", "server binary to test (default: $TOOLRPC_BIN, else this test binary run as the server)")
 
 // bin is the path of the server under test, set by TestMain.
 var bin string
@@ -29,29 +32,41 @@ var bin string
 // it; it is not a speed assertion.
 var replyWait = 3 * time.Minute
 
+// serverName is the name under which this test binary runs as the toolrpc
+// server (package cli, exactly what cmd/toolrpc runs): without -bin,
+// TestMain points bin at a symlink of that name to the test binary. The
+// server is then built with the suite, race-built under -race, and the test
+// cache sees its sources.
+const serverName = "toolrpc"
+
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == serverName {
+		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	flag.Parse()
 	bin = *binFlag
 	if bin == "" {
 		bin = os.Getenv("TOOLRPC_BIN")
 	}
 	cleanup := func() {}
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "toolrpc-conformance-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
+	if bin != "" {
+		// Stat it, so the test cache sees a rebuilt binary.
+		if _, err := os.Stat(bin); err != nil {
+			fmt.Fprintln(os.Stderr, "server under test:", err)
 			os.Exit(2)
 		}
-		cleanup = func() { os.RemoveAll(dir) }
-		bin = filepath.Join(dir, "toolrpc")
-		args := []string{"build", "-o", bin}
-		if raceEnabled {
-			args = append(args, "-race")
+	} else {
+		dir, err := os.MkdirTemp("", "toolrpc-conformance-")
+		if err == nil {
+			cleanup = func() { os.RemoveAll(dir) }
+			bin = filepath.Join(dir, serverName)
+			var self string
+			if self, err = os.Executable(); err == nil {
+				err = os.Symlink(self, bin)
+			}
 		}
-		build := exec.Command("go", append(args, "github.com/toolrpc/toolrpc/cmd/toolrpc")...)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build toolrpc:", err)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "run the test binary as the server:", err)
 			cleanup()
 			os.Exit(2)
 		}
@@ -120,6 +135,7 @@ type server struct {
 	replies  map[string]*frame
 	prog     map[string][]json.RawMessage
 	readDone chan struct{}
+	readErr  error // why readLoop stopped, when not a clean EOF
 	exited   chan struct{}
 	exitErr  error
 }
@@ -246,30 +262,20 @@ func (s *server) stop(t testing.TB) {
 	}
 }
 
-// readLoop parses every frame the server writes.
+// readLoop parses every frame the server writes, with the framing the
+// server and package client use. It stops at the first error; one that is
+// not a clean end is kept for the failure message of a missing reply.
 func (s *server) readLoop(r io.Reader) {
 	defer close(s.readDone)
-	br := bufio.NewReaderSize(r, 1<<20)
+	fr := lspframe.NewReader(r, 1<<40) // the suite reads whatever the server sends
 	for {
-		n := -1
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
+		body, err := fr.Read()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.mu.Lock()
+				s.readErr = err
+				s.mu.Unlock()
 			}
-			line = strings.TrimRight(line, "\r\n")
-			if line == "" {
-				break
-			}
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "content-length") {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		if n < 0 {
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
 			return
 		}
 		s.dispatch(body)
@@ -332,7 +338,13 @@ func (s *server) writeMsg(msg any) {
 	if err != nil {
 		panic(err)
 	}
-	s.writeRaw(append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(b))), b...))
+	s.writeRaw(rawFrame(string(b)))
+}
+
+// rawFrame frames body with a Content-Length header, as it is: the suite's
+// one frame writer, which the malformed-input tests also use.
+func rawFrame(body string) []byte {
+	return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
 }
 
 // writeRaw writes bytes to the server's stdin as they are.
@@ -407,7 +419,12 @@ func (s *server) waitTimeout(id json.RawMessage, d time.Duration) *frame {
 func (s *server) wait(t testing.TB, id json.RawMessage) *frame {
 	t.Helper()
 	f := s.waitTimeout(id, replyWait)
-	require.NotNil(t, f, "no reply to request %s", id)
+	if f == nil {
+		s.mu.Lock()
+		readErr := s.readErr
+		s.mu.Unlock()
+		require.NotNil(t, f, "no reply to request %s (reading the server's output: %v)", id, readErr)
+	}
 	return f
 }
 

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,10 +11,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/toolrpc/toolrpc/client"
 )
 
 // Host death (issue 10, SPEC §1 processId, §6.6). TestLifecycle_HostDeathEndsServer
@@ -42,63 +48,33 @@ func TestHostDeathHelper(t *testing.T) {
 	}
 	cmd := exec.Command(os.Getenv("TOOLRPC_HOSTDEATH_BIN"))
 	cmd.Dir = os.Getenv("TOOLRPC_HOSTDEATH_ROOT")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		panic(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		panic(err)
-	}
 	// stderr too is a pipe only the host reads, as in a real host: a log
 	// line written after the host died must not kill the server (SIGPIPE).
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		panic(err)
 	}
-	if err := cmd.Start(); err != nil {
+	conn, err := client.Start(cmd, client.Options{})
+	if err != nil {
 		panic(err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, errPipe) }()
-	send := func(msg map[string]any) {
-		b, _ := json.Marshal(msg)
-		fmt.Fprintf(in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	_, err = conn.Initialize(context.Background(), &protocol.InitializeParams{
+		RootURI:               protocol.DocumentURI(uri.File(cmd.Dir)),
+		InitializationOptions: map[string]any{"dataDir": os.Getenv("TOOLRPC_HOSTDEATH_DATA"), "sessionId": "hostdeath"},
+	})
+	if err != nil {
+		panic(err)
 	}
 	mark := strings.SplitN(os.Getenv("TOOLRPC_HOSTDEATH_MARK"), "=", 2)
-	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-		"rootUri": "file://" + cmd.Dir, "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"dataDir": os.Getenv("TOOLRPC_HOSTDEATH_DATA"), "sessionId": "hostdeath"},
-	}})
-	send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
-	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/bash", "params": map[string]any{
+	var ready sync.Once
+	progress := client.WithProgress(func(json.RawMessage) {
+		ready.Do(func() { fmt.Printf("READY %d\n", cmd.Process.Pid) })
+	})
+	_ = conn.Call(context.Background(), "tools/bash", map[string]any{
 		"command": hostDeathCommand, "env": map[string]string{mark[0]: mark[1]}, "timeout": 600,
-	}})
-	br := bufio.NewReader(out)
-	ready := false
-	for {
-		n := -1
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				os.Exit(3)
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(br, body); err != nil {
-			os.Exit(3)
-		}
-		if !ready && strings.Contains(string(body), `"$/progress"`) {
-			ready = true
-			fmt.Printf("READY %d\n", cmd.Process.Pid)
-		}
-	}
+	}, nil, progress)
+	os.Exit(3) // the call runs until this process is killed
 }
 
 // TestHostDeath_HostKilled SIGKILLs the host while a streaming call with a

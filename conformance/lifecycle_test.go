@@ -83,11 +83,6 @@ func TestLifecycle_BadSessionID(t *testing.T) {
 	}
 }
 
-// rawFrame frames body with a Content-Length header.
-func rawFrame(body string) []byte {
-	return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
-}
-
 func TestLifecycle_MalformedFramesThenGoodRequest(t *testing.T) {
 	cases := []struct {
 		name     string

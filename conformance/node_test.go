@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,16 +17,10 @@ var nodeTools = []string{"tools/read", "tools/grep", "tools/bash"}
 
 // TestNodeHost runs node/host.js, a vscode-jsonrpc host (StreamMessageReader/
 // StreamMessageWriter, onProgress, CancellationToken), against the server
-// under test and requires every check of its JSON summary to pass. It skips
-// only when node is not installed or `npm ci` has not been run in node/.
+// under test and requires every check of its JSON summary to pass. It runs
+// `npm ci` in node/ first when its modules are missing; it never skips.
 func TestNodeHost(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join("node", "node_modules", "vscode-jsonrpc", "package.json")); err != nil {
-		t.Skip("conformance/node/node_modules is missing: run `npm ci` in conformance/node")
-	}
+	node := npmCI(t, "node")
 	cmd := exec.Command(node, filepath.Join("node", "host.js"), bin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

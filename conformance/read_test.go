@@ -117,7 +117,7 @@ func TestReadByteBudgetStopsWindow(t *testing.T) {
 	require.LessOrEqual(t, len(r.Content), 128*1024)
 	require.True(t, r.Truncated, "the budget shortened the window")
 	require.Equal(t, 65, r.LineCount) // 65 lines of "N:" + 2000 bytes + "\n" fit beside the header
-	require.Regexp(t, `^Lines 1–65 of 500\. The 128 KB result budget stopped the window after 65 of the 2000 requested lines\. Next: offset=66\.$`, r.Notice)
+	require.Regexp(t, `^Lines 1–65 of 500\. Stopped at the 128 KB / 4000-line result budget after 65 of the 2000 requested lines\. Next: offset=66\.$`, r.Notice)
 }
 
 func TestCriterion06_ReadRejectsBinary(t *testing.T) {

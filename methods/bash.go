@@ -18,8 +18,8 @@ import (
 	"github.com/toolrpc/toolrpc/capture"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // bashParams are the params of tools/bash (SPEC §6).
@@ -56,8 +56,9 @@ type bashResult struct {
 	DurationMs int64      `json:"durationMs"`
 }
 
-func init() {
-	register(Method{
+// bashMethod is tools/bash.
+func bashMethod() Method {
+	return Method{
 		Name: "tools/bash",
 		Tool: true,
 		Description: fmt.Sprintf("Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, "+
@@ -81,21 +82,7 @@ func init() {
 			`"workDoneToken":{"type":["string","integer"]}}}`,
 			limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds, limits.BashDefaultTimeoutSeconds)),
 		Call: bashCall,
-	})
-	startSessionHooks = append(startSessionHooks, bashStartSession)
-}
-
-// bashStartSession keeps a restarted session's scratch dir and sweeps the
-// scratch dirs of sessions no live server holds (SPEC §7). Neither failure
-// stops the session from starting.
-func bashStartSession(s *Session) error {
-	if err := s.Scratch.Adopt(); err != nil {
-		log.Printf("tools/bash: %v", err)
 	}
-	if _, err := s.Scratch.Sweep(); err != nil {
-		log.Printf("tools/bash: %v", err)
-	}
-	return nil
 }
 
 // bashRun is one validated tools/bash request.
@@ -136,38 +123,56 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 		}
 		r.token = tok
 	}
-	keys := make([]string, 0, len(p.Env))
-	for k, v := range p.Env {
+	var err error
+	if r.env, err = bashEnv(p.Env); err != nil {
+		return nil, err
+	}
+	if r.dir, err = bashDir(s, p.Cwd); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// bashEnv validates env and returns it as sorted NAME=value pairs.
+func bashEnv(env map[string]string) ([]string, error) {
+	keys := make([]string, 0, len(env))
+	for k, v := range env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
 			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: env %q: names must be non-empty without '=' or NUL, values without NUL", k)
 		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		r.env = append(r.env, k+"="+p.Env[k])
+		out = append(out, k+"="+env[k])
 	}
-	r.dir = s.Roots.First()
-	if p.Cwd != nil {
-		rp, err := resolvePath(s, "bash: cwd", *p.Cwd)
-		switch {
-		case err != nil:
-			return nil, err
-		case rp.Root != walk.Workspace:
-			return nil, rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
-		case !rp.Exists:
-			return nil, rpc.Errorf(rpc.NotFound, "bash: cwd %s does not exist", rp.Display)
-		}
-		fi, err := os.Stat(rp.Abs)
-		if err != nil {
-			return nil, fmt.Errorf("bash: cwd %s: %w", rp.Display, err)
-		}
-		if !fi.IsDir() {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: cwd %s is not a directory", rp.Display)
-		}
-		r.dir = rp.Abs
+	return out, nil
+}
+
+// bashDir resolves cwd (default: the first workspace root): an existing
+// directory inside the workspace.
+func bashDir(s *Session, cwd *string) (string, error) {
+	if cwd == nil {
+		return s.Roots.First(), nil
 	}
-	return r, nil
+	rp, err := resolvePath(s, "bash: cwd", *cwd)
+	switch {
+	case err != nil:
+		return "", err
+	case rp.Root != roots.Workspace:
+		return "", rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
+	case !rp.Exists:
+		return "", rpc.Errorf(rpc.NotFound, "bash: cwd %s does not exist", rp.Display)
+	}
+	fi, err := os.Stat(rp.Abs)
+	if err != nil {
+		return "", fmt.Errorf("bash: cwd %s: %w", rp.Display, err)
+	}
+	if !fi.IsDir() {
+		return "", rpc.Errorf(rpc.InvalidArgument, "bash: cwd %s is not a directory", rp.Display)
+	}
+	return rp.Abs, nil
 }
 
 func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -199,42 +204,18 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 		return nil, fmt.Errorf("bash: %w", err)
 	}
-	type waited struct {
-		st  procgroup.Status
-		err error
-	}
-	done := make(chan waited, 1)
-	go func() {
-		st, err := g.Wait()
-		done <- waited{st, err}
-	}()
-	timer := time.NewTimer(r.timeout)
-	defer timer.Stop()
-	var stop *rpc.Error
-	var w waited
-	select {
-	case w = <-done:
-	case <-ctx.Done():
-		g.Kill()
-		w = <-done
-		stop = rpc.Errorf(rpc.Cancelled, "bash: cancelled; the process tree was killed")
-	case <-timer.C:
-		g.Kill()
-		w = <-done
-		stop = rpc.Errorf(rpc.Timeout, "bash: timed out after %s s; the process tree was killed",
-			strconv.FormatFloat(r.timeout.Seconds(), 'f', -1, 64))
-	}
+	st, stop, err := bashWait(ctx, g, r.timeout)
 	outStream.Close()
 	errStream.Close()
-	if w.err != nil && stop == nil {
-		return nil, fmt.Errorf("bash: %w", w.err)
+	if err != nil && stop == nil {
+		return nil, fmt.Errorf("bash: %w", err)
 	}
 
 	res := &bashResult{DurationMs: time.Since(start).Milliseconds()}
-	if w.st.Signal != "" {
-		res.Signal = w.st.Signal
+	if st.Signal != "" {
+		res.Signal = st.Signal
 	} else {
-		code := w.st.ExitCode
+		code := st.ExitCode
 		res.ExitCode = &code
 	}
 	res.Stdout, res.StdoutInfo = bashCut(s, "bash-stdout", outKeep.Snapshot(), limits.ShellBudget(), limits.HeadCut)
@@ -246,6 +227,37 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, stop.WithData(res)
 	}
 	return res, nil
+}
+
+// bashWait waits for g to exit, killing its tree when ctx ends (stop is
+// CANCELLED) or timeout passes (stop is TIMEOUT).
+func bashWait(ctx context.Context, g *procgroup.Group, timeout time.Duration) (procgroup.Status, *rpc.Error, error) {
+	type waited struct {
+		st  procgroup.Status
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		st, err := g.Wait()
+		done <- waited{st, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var stop *rpc.Error
+	var w waited
+	select {
+	case w = <-done:
+	case <-ctx.Done():
+		g.Kill()
+		w = <-done
+		stop = rpc.AsError(fmt.Errorf("bash: cancelled; the process tree was killed: %w", ctx.Err()))
+	case <-timer.C:
+		g.Kill()
+		w = <-done
+		stop = rpc.Errorf(rpc.Timeout, "bash: timed out after %s s; the process tree was killed",
+			strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64))
+	}
+	return w.st, stop, w.err
 }
 
 // bashCut bounds one captured stream with cut (HeadCut or TailCut). A cut

@@ -34,8 +34,9 @@ type checkpointResult struct {
 	Stats        checkpoint.Stats     `json:"stats"`
 }
 
-func init() {
-	register(Method{
+// compactMethod is context/compact.
+func compactMethod() Method {
+	return Method{
 		Name: "context/compact",
 		Description: fmt.Sprintf("Rebuilds a bounded model context from a transcript and persists it as checkpointId. "+
 			"The latest user message over %d tokens keeps %d%% head / %d%% tail of its budget around the line %q; "+
@@ -57,14 +58,18 @@ func init() {
 			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointUserTokens,
 			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointBatchTokens)),
 		Call: contextCompact,
-	})
-	register(Method{
+	}
+}
+
+// loadMethod is context/load.
+func loadMethod() Method {
+	return Method{
 		Name:        "context/load",
 		Description: "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId.",
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId"],"properties":{`+
 			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"}}}`, limits.CheckpointIDMaxChars)),
 		Call: contextLoad,
-	})
+	}
 }
 
 func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -88,7 +93,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 		}
 	}
 	if err := b.Validate(); err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
 	}
 	msgs, err := checkpoint.ParseTranscript(p.Messages)
 	if err != nil {
@@ -103,11 +108,11 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 		return nil, fmt.Errorf("compact %s: %w", p.CheckpointID, err)
 	}
 	if ctx.Err() != nil {
-		return nil, rpc.Errorf(rpc.Cancelled, "compact %s: cancelled before it was saved", p.CheckpointID)
+		return nil, fmt.Errorf("compact %s: cancelled before it was saved: %w", p.CheckpointID, ctx.Err())
 	}
-	st, err := checkpointStore(s)
+	st, err := s.Checkpoints()
 	if err != nil {
-		return nil, err
+		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}
 	if err := st.Save(p.CheckpointID, data); errors.Is(err, checkpoint.ErrExists) {
 		return nil, rpc.Errorf(rpc.InvalidArgument,
@@ -127,9 +132,9 @@ func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !checkpoint.ValidID(p.CheckpointID) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "checkpointId %q must match [A-Za-z0-9._-]{1,%d}", p.CheckpointID, limits.CheckpointIDMaxChars)
 	}
-	st, err := checkpointStore(s)
+	st, err := s.Checkpoints()
 	if err != nil {
-		return nil, err
+		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}
 	data, err := st.Load(p.CheckpointID)
 	if errors.Is(err, checkpoint.ErrNotFound) {
@@ -156,21 +161,5 @@ func transcriptError(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
-	return rpc.Errorf(rpc.InvalidArgument, "%v", err)
-}
-
-// checkpointStore returns the session's checkpoint store.
-func checkpointStore(s *Session) (*checkpoint.Store, error) {
-	type built struct {
-		st  *checkpoint.Store
-		err error
-	}
-	b := s.lazy("checkpoint.store", func() any {
-		st, err := checkpoint.NewStore(s.DataDir, s.ID)
-		return built{st, err}
-	}).(built)
-	if b.err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", b.err)
-	}
-	return b.st, nil
+	return rpc.Errorf(rpc.InvalidArgument, "%w", err)
 }

@@ -38,7 +38,7 @@ func contextTestCall(t testing.TB, s *Session, method, params string) (json.RawM
 func TestContextSchemasAreJSON(t *testing.T) {
 	for _, name := range []string{"context/compact", "context/load"} {
 		t.Run(name, func(t *testing.T) {
-			m, ok := registry[name]
+			m, ok := Lookup(name)
 			require.True(t, ok)
 			require.False(t, m.Tool, "context methods are not agent tools")
 			require.True(t, json.Valid(m.InputSchema), "%s", m.InputSchema)
@@ -77,4 +77,14 @@ func TestContextErrorKinds(t *testing.T) {
 			require.Equal(t, tc.wantKind, rpc.AsError(transcriptError(tc.err)).Kind)
 		})
 	}
+}
+
+// TestCheckpointStoreSetupIsIOError: a store that cannot be set up is the
+// server's failure (IO_ERROR), not the caller's bad argument.
+func TestCheckpointStoreSetupIsIOError(t *testing.T) {
+	s := contextTestSession(t)
+	s.ID = ".." // NewSession refuses it; the store must refuse it too
+	_, e := contextTestCall(t, s, "context/load", `{"checkpointId":"c1"}`)
+	require.NotNil(t, e)
+	require.Equal(t, rpc.IOError, e.Kind, e.Message)
 }

@@ -1,7 +1,9 @@
-// Package methods implements toolrpc's methods, one file per tool, each
-// bounding its result with package limits so the caller learns what was cut
-// and how to get the rest.
+// Package methods is the thin adapter between JSON-RPC and toolrpc's engines:
+// each tool's file decodes and validates its params (a bad one is
+// INVALID_ARGUMENT, never clamped), calls one engine, and shapes a result
+// that package limits has bounded, so the caller learns what was cut and how
+// to get the rest.
 //
-// A method registers itself from its file's init function with register; the
-// Toolbox serves every registered method once initialize has built a Session.
+// All lists the methods; the Toolbox serves them once initialize has built a
+// Session.
 package methods

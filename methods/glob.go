@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
-func init() {
-	register(Method{
+// globMethod is tools/glob.
+func globMethod() Method {
+	return Method{
 		Name: "tools/glob",
 		Tool: true,
 		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
@@ -29,7 +29,7 @@ func init() {
 			`"path":{"type":"string","description":"directory to list (default: the first workspace root)"},`+
 			`"limit":{"type":"integer","minimum":1,"maximum":%d},"offset":{"type":"integer","minimum":0}}}`, limits.GlobMaxLimit)),
 		Call: globCall,
-	})
+	}
 }
 
 type globParams struct {
@@ -56,8 +56,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern is required")
 	}
 	pattern := *p.Pattern
-	if err := checkGlob("glob", "pattern", pattern); err != nil {
-		return nil, err
+	if err := search.CheckGlob(pattern); err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern %w", err)
 	}
 	limit, offset := int64(limits.GlobDefaultLimit), int64(0)
 	if p.Limit != nil {
@@ -72,66 +72,43 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 		offset = *p.Offset
 	}
-	rp, err := searchResolve(s, "glob", p.Path)
+	rp, err := resolveExisting(s, "glob", p.Path)
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
-	files, err := walk.Walk(ctx, walk.Options{Start: rp.Abs, Boundary: rp.RootDir, Keep: func(rel, name string) bool {
-		ok, _ := doublestar.Match(pattern, rel)
-		return ok
-	}})
+	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir)
 	if err != nil {
-		return nil, searchCancelled("glob", err)
+		return nil, fmt.Errorf("glob: %w", err)
 	}
+	return globWindow(s, files, offset, limit), nil
+}
+
+// globWindow shows limit files from offset, as many as the result budget holds.
+func globWindow(s *Session, files []walk.File, offset, limit int64) globResult {
 	res := globResult{Matches: []string{}}
-	bytes, n := 0, 0
-	budget := false
-	for i := offset; i < int64(len(files)) && int64(n) < limit; i++ {
+	var budget limits.ResultBudget
+	stopped := false
+	for i := offset; i < int64(len(files)) && int64(len(res.Matches)) < limit; i++ {
 		d := s.Roots.DisplayOf(files[i].Abs)
-		cost := len(d) + 3
-		if bytes+cost > limits.SearchBudgetBytes || n+1 > limits.SearchBudgetLines {
-			budget = true
+		if stopped = !budget.Take(len(d) + limits.JSONStringOverheadBytes); stopped {
 			break
 		}
-		bytes += cost
-		n++
 		res.Matches = append(res.Matches, d)
 	}
+	n := len(res.Matches)
 	res.Count = n
 	next := offset + int64(n)
 	if next < int64(len(files)) {
 		res.Truncated = true
-		if budget {
-			res.Notice = fmt.Sprintf("Stopped at the %dKB / %d-line result budget after %d of %d files. Next: offset=%d, or narrow the pattern/path.",
-				limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, n, len(files), next)
+		if stopped {
+			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, len(files)), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
 		} else {
 			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
 				n, len(files), limit, next)
 		}
 	}
-	return res, nil
-}
-
-// checkGlob validates a doublestar pattern given as tool's field: it must
-// parse, and hold at most limits.GlobMaxBraceGroups brace groups.
-func checkGlob(tool, field, pattern string) error {
-	if !doublestar.ValidatePattern(pattern) {
-		return rpc.Errorf(rpc.InvalidArgument, "%s: %s %q is not a valid doublestar pattern", tool, field, pattern)
-	}
-	groups := 0
-	for i := 0; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '\\':
-			i++ // an escaped character is literal
-		case '{':
-			groups++
-		}
-	}
-	if groups > limits.GlobMaxBraceGroups {
-		return rpc.Errorf(rpc.InvalidArgument, "%s: %s has %d {…} groups; at most %d are allowed", tool, field, groups, limits.GlobMaxBraceGroups)
-	}
-	return nil
+	return res
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
 
@@ -60,7 +61,7 @@ func TestGrepChunkBytesByMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, req, err := grepDecode(rpc.NewCall("tools/grep", json.RawMessage(`1`), json.RawMessage(tc.params), nil))
 			require.NoError(t, err)
-			require.Equal(t, tc.want, req.chunkBytes)
+			require.Equal(t, tc.want, req.ChunkBytes)
 		})
 	}
 }
@@ -81,7 +82,7 @@ func TestGrepLineChunksLargeFile(t *testing.T) {
 		b.WriteString(line)
 	}
 	grepTestFiles(t, s, [][2]string{{"big.txt", b.String()}})
-	got, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", map[string]any{"pattern": "^needle", "outputMode": "content", "headLimit": 100000})
+	got, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "^needle", "outputMode": "content", "headLimit": 100000})
 	require.Nil(t, rerr)
 	var lines []int
 	for _, m := range got.Matches {
@@ -91,7 +92,7 @@ func TestGrepLineChunksLargeFile(t *testing.T) {
 	h := sourceset.NewHash()
 	h.Write([]byte(b.String()))
 	require.Equal(t, map[string]string{"big.txt": sourceset.TagSum(h.Sum32())}, got.Tags, "the tag covers every chunk")
-	counts, rerr := grepTestRun[grepCountResult](t, s, "tools/grep", map[string]any{"pattern": "^needle", "outputMode": "count"})
+	counts, rerr := grepTestRun[search.CountResult](t, s, "tools/grep", map[string]any{"pattern": "^needle", "outputMode": "count"})
 	require.Nil(t, rerr)
-	require.Equal(t, []grepCountEntry{{Path: "big.txt", Count: len(want)}}, counts.Counts)
+	require.Equal(t, []search.CountEntry{{Path: "big.txt", Count: len(want)}}, counts.Counts)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
 
@@ -75,26 +76,26 @@ func TestGrepModes(t *testing.T) {
 	s := grepTestSession(t)
 	grepTestFiles(t, s, grepTestTree)
 
-	files, rerr := grepTestRun[grepFilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO"})
+	files, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO"})
 	require.Nil(t, rerr)
-	require.Equal(t, grepFilesResult{Files: []string{"new.go", "mid.txt", "sub/old.go"}, Count: 3}, files)
+	require.Equal(t, search.FilesResult{Files: []string{"new.go", "mid.txt", "sub/old.go"}, Count: 3}, files)
 
 	for _, spelling := range []string{"files_with_matches", "files-with-matches", "filesWithMatches"} {
-		got, rerr := grepTestRun[grepFilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": spelling})
+		got, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": spelling})
 		require.Nil(t, rerr)
 		require.Equal(t, files, got)
 	}
 
-	counts, rerr := grepTestRun[grepCountResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": "count"})
+	counts, rerr := grepTestRun[search.CountResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": "count"})
 	require.Nil(t, rerr)
-	require.Equal(t, grepCountResult{Counts: []grepCountEntry{{"new.go", 1}, {"mid.txt", 2}, {"sub/old.go", 2}}, Count: 5}, counts)
+	require.Equal(t, search.CountResult{Counts: []search.CountEntry{{Path: "new.go", Count: 1}, {Path: "mid.txt", Count: 2}, {Path: "sub/old.go", Count: 2}}, Count: 5}, counts)
 
-	content, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", map[string]any{"pattern": "todo", "caseInsensitive": true, "outputMode": "content", "glob": "*.txt"})
+	content, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "todo", "caseInsensitive": true, "outputMode": "content", "glob": "*.txt"})
 	require.Nil(t, rerr)
 	mid, err := os.ReadFile(filepath.Join(s.Roots.First(), "mid.txt"))
 	require.NoError(t, err)
-	require.Equal(t, grepContentResult{
-		Matches: []grepMatch{{Path: "mid.txt", Line: 1, Text: "TODO two"}, {Path: "mid.txt", Line: 3, Text: "TODO three"}},
+	require.Equal(t, search.ContentResult{
+		Matches: []search.Match{{Path: "mid.txt", Line: 1, Text: "TODO two"}, {Path: "mid.txt", Line: 3, Text: "TODO three"}},
 		Tags:    map[string]string{"mid.txt": sourceset.TagOf(mid)},
 		Count:   2, Files: 1,
 	}, content)
@@ -102,7 +103,7 @@ func TestGrepModes(t *testing.T) {
 	require.False(t, s.Sources.Has(filepath.Join(s.Roots.First(), "mid.txt"), sourceset.TagOf(mid), 2))
 
 	// An explicit path reaches the ignored tree.
-	files, rerr = grepTestRun[grepFilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "path": "node_modules"})
+	files, rerr = grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "path": "node_modules"})
 	require.Nil(t, rerr)
 	require.Equal(t, []string{"node_modules/dep/x.js"}, files.Files)
 }
@@ -131,7 +132,7 @@ func TestGrepContext(t *testing.T) {
 			for k, v := range tc.params {
 				p[k] = v
 			}
-			res, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", p)
+			res, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", p)
 			require.Nil(t, rerr)
 			var got []line
 			for _, m := range res.Matches {
@@ -149,13 +150,13 @@ func TestGrepPaging(t *testing.T) {
 		files = append(files, [2]string{filepath.Join("d", string(rune('a'+i%26))+strings.Repeat("x", i/26)+".txt"), "hit\nmiss\nhit\n"})
 	}
 	grepTestFiles(t, s, files)
-	all, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content", "headLimit": 1000})
+	all, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content", "headLimit": 1000})
 	require.Nil(t, rerr)
 	require.Len(t, all.Matches, 60)
 	require.False(t, all.Truncated)
-	var paged []grepMatch
+	var paged []search.Match
 	for off := 0; ; off += 7 {
-		page, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content", "headLimit": 7, "offset": off})
+		page, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content", "headLimit": 7, "offset": off})
 		require.Nil(t, rerr)
 		paged = append(paged, page.Matches...)
 		if !page.Truncated {
@@ -168,7 +169,7 @@ func TestGrepPaging(t *testing.T) {
 	require.Equal(t, all.Matches, paged)
 
 	// Exactly headLimit matches: nothing more exists, so not truncated.
-	exact, rerr := grepTestRun[grepFilesResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "headLimit": 30})
+	exact, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "headLimit": 30})
 	require.Nil(t, rerr)
 	require.Len(t, exact.Files, 30)
 	require.False(t, exact.Truncated)
@@ -183,11 +184,11 @@ func TestGrepBudgetAndClip(t *testing.T) {
 	}
 	b.WriteString("hit short\n")
 	grepTestFiles(t, s, [][2]string{{"big.txt", b.String()}})
-	res, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content"})
+	res, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "hit", "outputMode": "content"})
 	require.Nil(t, rerr)
 	require.True(t, res.Truncated)
 	require.Less(t, len(res.Matches), 20)
-	require.Regexp(t, `^Stopped at the 128KB / 4000-line result budget after \d+ matching lines; more matches exist\. Next: offset=\d+`, res.Notice)
+	require.Regexp(t, `^Stopped at the 128 KB / 4000-line result budget after \d+ matching lines\. Next: offset=\d+, or narrow path/glob\.`, res.Notice)
 	require.Contains(t, res.Notice, "clipped at 16384 characters")
 	for _, m := range res.Matches {
 		require.Equal(t, limits.MaxLineChars, len([]rune(m.Text)))
@@ -207,15 +208,15 @@ func TestGrepChunksMatchWholeFile(t *testing.T) {
 	b.WriteString(strings.Repeat("y", 300) + " needle at end without newline")
 	grepTestFiles(t, s, [][2]string{{"f.txt", b.String()}})
 	params := map[string]any{"pattern": "needle", "outputMode": "content", "context": 2, "headLimit": 1000}
-	want, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", params)
+	want, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", params)
 	require.Nil(t, rerr)
 	old := grepChunkBytes
 	grepChunkBytes = 64
 	t.Cleanup(func() { grepChunkBytes = old })
-	got, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", params)
+	got, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", params)
 	require.Nil(t, rerr)
 	require.Equal(t, want.Tags, got.Tags)
-	var wantMatches, gotMatches []grepMatch
+	var wantMatches, gotMatches []search.Match
 	for _, m := range want.Matches {
 		if !m.Context {
 			wantMatches = append(wantMatches, m)
@@ -250,7 +251,7 @@ func TestGrepErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, rerr := grepTestRun[grepFilesResult](t, s, "tools/grep", tc.params)
+			_, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", tc.params)
 			require.NotNil(t, rerr)
 			require.Equal(t, tc.kind, rerr.Kind)
 			require.Contains(t, rerr.Message, tc.msg)
@@ -294,9 +295,9 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGrepGlobDescriptions(t *testing.T) {
-	require.Contains(t, registry["tools/grep"].Description, "at most 200 entries")
-	require.Contains(t, registry["tools/grep"].Description, "longer than 16384 characters")
-	require.Contains(t, registry["tools/glob"].Description, "at most 100 paths by default (limit, max 1000)")
+	require.Contains(t, mustLookup("tools/grep").Description, "at most 200 entries")
+	require.Contains(t, mustLookup("tools/grep").Description, "longer than 16384 characters")
+	require.Contains(t, mustLookup("tools/glob").Description, "at most 100 paths by default (limit, max 1000)")
 }
 
 // FuzzGrepChunks checks that searching a file in small chunks finds the same
@@ -312,14 +313,14 @@ func FuzzGrepChunks(f *testing.F) {
 		s := grepTestSession(t)
 		grepTestFiles(t, s, [][2]string{{"f.txt", content}})
 		params := map[string]any{"pattern": pattern, "outputMode": "content", "headLimit": 100000}
-		want, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", params)
+		want, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", params)
 		if rerr != nil {
 			return
 		}
 		old := grepChunkBytes
 		grepChunkBytes = chunk
 		defer func() { grepChunkBytes = old }()
-		got, rerr := grepTestRun[grepContentResult](t, s, "tools/grep", params)
+		got, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", params)
 		require.Nil(t, rerr)
 		require.Equal(t, want, got)
 	})

@@ -17,8 +17,7 @@ type ToolInfo struct {
 // List returns the tool definitions, sorted by name.
 func List() []ToolInfo {
 	out := []ToolInfo{}
-	for _, n := range Names() {
-		m := registry[n]
+	for _, m := range table {
 		if !m.Tool {
 			continue
 		}
@@ -35,11 +34,12 @@ func toolNames() []string {
 	return names
 }
 
-func init() {
-	register(Method{
+// listMethod is tools/list.
+func listMethod() Method {
+	return Method{
 		Name: "tools/list",
 		Call: func(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 			return List(), nil
 		},
-	})
+	}
 }

@@ -91,3 +91,30 @@ func TestToolDescriptionsStateTheirLimits(t *testing.T) {
 		}
 	}
 }
+
+// mustLookup returns the method called name, or panics.
+func mustLookup(name string) Method {
+	m, ok := Lookup(name)
+	if !ok {
+		panic("no method " + name)
+	}
+	return m
+}
+
+func TestAllIsTheOneSortedList(t *testing.T) {
+	all := All()
+	require.Len(t, all, 9)
+	for i, m := range all {
+		got, ok := Lookup(m.Name)
+		require.True(t, ok, m.Name)
+		require.Equal(t, m.Name, got.Name)
+		require.NotNil(t, m.Call, m.Name)
+		if i > 0 {
+			require.Less(t, all[i-1].Name, m.Name)
+		}
+	}
+	_, ok := Lookup("tools/nope")
+	require.False(t, ok)
+	all[0].Name = "changed"
+	require.NotEqual(t, "changed", All()[0].Name, "All returns a copy")
+}

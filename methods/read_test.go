@@ -170,8 +170,8 @@ func TestReadByteBudget(t *testing.T) {
 	require.True(t, got.Truncated, "the byte budget shortened the window")
 	require.Less(t, got.LineCount, limits.ReadDefaultLimit)
 	next := 11 + got.LineCount
-	require.Regexp(t, fmt.Sprintf(`^Lines 11–%d of 3000\. The %d KB result budget stopped the window after %d of the %d requested lines\. Next: offset=%d\.$`,
-		next-1, limits.SearchBudgetBytes/limits.KB, got.LineCount, limits.ReadDefaultLimit, next), got.Notice)
+	require.Regexp(t, fmt.Sprintf(`^Lines 11–%d of 3000\. Stopped at the %d KB / %d-line result budget after %d of the %d requested lines\. Next: offset=%d\.$`,
+		next-1, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, got.LineCount, limits.ReadDefaultLimit, next), got.Notice)
 	// One more line would not have fitted.
 	require.Greater(t, len(got.Content)+len(fmt.Sprintf("%d:%s\n", next, line)), limits.SearchBudgetBytes)
 	got2, gotErr := readTestCall(t, s, fmt.Sprintf(`{"path":"wide.txt","offset":%d}`, next))
@@ -328,16 +328,16 @@ func TestReadPagesLargeFile(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, 1, readIndexes(s).Len(), "one cached index serves every page")
+	require.Equal(t, 1, s.Lines.Len(), "one cached index serves every page")
 }
 
 func TestReadDescription(t *testing.T) {
-	d := registry["tools/read"].Description
+	d := mustLookup("tools/read").Description
 	for _, n := range []int{limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.MaxLineChars, limits.SearchBudgetBytes / limits.KB} {
 		require.Contains(t, d, fmt.Sprint(n))
 	}
 	var schema map[string]any
-	require.NoError(t, json.Unmarshal(registry["tools/read"].InputSchema, &schema))
+	require.NoError(t, json.Unmarshal(mustLookup("tools/read").InputSchema, &schema))
 }
 
 func FuzzReadWindow(f *testing.F) {
@@ -503,32 +503,6 @@ func BenchmarkReadSingleLine4MB(b *testing.B) {
 		if len(got.ClippedLines) != 1 {
 			b.Fatalf("clipped %v", got.ClippedLines)
 		}
-	}
-}
-
-func TestReadSimilarity(t *testing.T) {
-	tests := []struct {
-		want, name string
-		wantOK     bool
-		wantScore  int
-	}{
-		{"main.go", "MAIN.GO", true, 0},
-		{"mian.go", "main.go", true, 1},
-		{"config.yam", "config.yaml", true, 1},
-		{"config.yam", "config.json", true, 4},
-		{"read", "read_test.go", true, 8},
-		{"util.go", "main.go", false, 0},
-		{"a", "b", true, 1},
-		{"ab", "zz", false, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.want+"~"+tc.name, func(t *testing.T) {
-			gotScore, gotOK := readSimilarity(tc.want, tc.name)
-			require.Equal(t, tc.wantOK, gotOK)
-			if tc.wantOK {
-				require.Equal(t, tc.wantScore, gotScore)
-			}
-		})
 	}
 }
 

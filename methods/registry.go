@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"encoding/json"
-	"sort"
 
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -22,22 +21,48 @@ type Method struct {
 	Call func(ctx context.Context, s *Session, call *rpc.Call) (any, error)
 }
 
-var registry = map[string]Method{}
+// table is every method the toolbox serves, sorted by name: the one list.
+// It is filled by init only because tools/list lists the table.
+var (
+	table  []Method
+	byName map[string]Method
+)
 
-// register adds m to the toolbox; files call it from init. A duplicate name panics.
-func register(m Method) {
-	if _, dup := registry[m.Name]; dup {
-		panic("methods: duplicate method " + m.Name)
+func init() {
+	table = []Method{
+		compactMethod(),
+		loadMethod(),
+		bashMethod(),
+		editMethod(),
+		globMethod(),
+		grepMethod(),
+		listMethod(),
+		readMethod(),
+		writeMethod(),
 	}
-	registry[m.Name] = m
+	byName = make(map[string]Method, len(table))
+	for i, m := range table {
+		if _, dup := byName[m.Name]; dup || i > 0 && table[i-1].Name >= m.Name {
+			panic("methods: method table is not sorted and unique at " + m.Name)
+		}
+		byName[m.Name] = m
+	}
 }
 
-// Names returns the registered method names, sorted.
+// All returns every method, sorted by name.
+func All() []Method { return append([]Method(nil), table...) }
+
+// Lookup returns the method called name.
+func Lookup(name string) (Method, bool) {
+	m, ok := byName[name]
+	return m, ok
+}
+
+// Names returns the method names, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
+	names := make([]string, len(table))
+	for i, m := range table {
+		names[i] = m.Name
 	}
-	sort.Strings(names)
 	return names
 }

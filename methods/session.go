@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"log"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,11 +16,14 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lineedit"
+	"github.com/toolrpc/toolrpc/lineindex"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/spill"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Config holds the defaults given on the command line; initialize params
@@ -38,30 +41,33 @@ type Config struct {
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
-// and each tool's caches.
+// and the caches the tools share.
 type Session struct {
 	// ID is the session id.
 	ID string
 	// DataDir is the data directory holding scratch/ and checkpoints/.
 	DataDir string
 	// Roots resolves and classifies every path argument.
-	Roots *walk.Roots
+	Roots *roots.Roots
 	// Scratch is the session's scratch directory (created at the first spill).
 	Scratch *spill.Dir
 	// Sources is the edit source set.
 	Sources *sourceset.Set
+	// Lines caches the line indexes of the files tools/read pages.
+	Lines *lineindex.Cache
+	// Locks serialises tools/edit and tools/write on one file.
+	Locks *lineedit.Locks
 
-	state sync.Map // per-tool lazily built state, see lazy
-	once  sync.Map // key -> *sync.Once
+	checkpointsOnce sync.Once
+	checkpoints     *checkpoint.Store // opened at the first context/* call
+	checkpointsErr  error
 }
 
-// lazy returns the per-session value stored under key, building it with mk the
-// first time. Tool files use it for caches so they need not edit Session.
-func (s *Session) lazy(key string, mk func() any) any {
-	o, _ := s.once.LoadOrStore(key, new(sync.Once))
-	o.(*sync.Once).Do(func() { s.state.Store(key, mk()) })
-	v, _ := s.state.Load(key)
-	return v
+// Checkpoints returns the session's checkpoint store, opening it the first
+// time; a store that cannot be opened stays an error for the session.
+func (s *Session) Checkpoints() (*checkpoint.Store, error) {
+	s.checkpointsOnce.Do(func() { s.checkpoints, s.checkpointsErr = checkpoint.NewStore(s.DataDir, s.ID) })
+	return s.checkpoints, s.checkpointsErr
 }
 
 // initOptions is initializationOptions (SPEC §1).
@@ -79,10 +85,10 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if p.InitializationOptions != nil {
 		b, err := json.Marshal(p.InitializationOptions)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
 		}
 		if err := json.Unmarshal(b, &opts); err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %v", err)
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
 		}
 	}
 	id := cfg.SessionID
@@ -109,18 +115,21 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	}
 	dataDir, err := filepath.Abs(dataDir)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %w", err)
 	}
-	roots, err := workspaceRoots(cfg, p)
+	dirs, err := workspaceRoots(cfg, p)
 	if err != nil {
 		return nil, err
 	}
 	scratch := spill.New(dataDir, id)
-	r, err := walk.NewRoots(roots, scratch.Path(), opts.ExternalRoots)
+	r, err := roots.NewRoots(dirs, scratch.Path(), opts.ExternalRoots)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
 	}
-	return &Session{ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New()}, nil
+	return &Session{
+		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
+		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
+	}, nil
 }
 
 func workspaceRoots(cfg Config, p *protocol.InitializeParams) ([]string, error) {
@@ -207,9 +216,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	if err != nil {
 		return nil, err
 	}
-	if err := startSession(s); err != nil {
-		return nil, err
-	}
+	startScratch(s)
 	t.mu.Lock()
 	t.session = s
 	t.mu.Unlock()
@@ -221,24 +228,21 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}, nil
 }
 
-// startSessionHooks run when a session starts (e.g. sweeping stale scratch dirs).
-var startSessionHooks []func(*Session) error
-
-// closeSessionHooks run at shutdown, before the scratch dir is removed.
-var closeSessionHooks []func(*Session)
-
-func startSession(s *Session) error {
-	for _, h := range startSessionHooks {
-		if err := h(s); err != nil {
-			return err
-		}
+// startScratch keeps a restarted session's scratch dir and sweeps the
+// scratch dirs of sessions no live server holds (SPEC §7). Neither failure
+// stops the session from starting.
+func startScratch(s *Session) {
+	if err := s.Scratch.Adopt(); err != nil {
+		log.Printf("initialize: %v", err)
 	}
-	return nil
+	if _, err := s.Scratch.Sweep(); err != nil {
+		log.Printf("initialize: %v", err)
+	}
 }
 
 // Handler returns the handler of method, or nil when no such method exists.
 func (t *Toolbox) Handler(method string) rpc.Handler {
-	m, ok := registry[method]
+	m, ok := Lookup(method)
 	if !ok {
 		return nil
 	}
@@ -259,26 +263,5 @@ func (t *Toolbox) Shutdown() {
 	if s == nil {
 		return
 	}
-	for _, h := range closeSessionHooks {
-		h(s)
-	}
 	_ = s.Scratch.Remove()
-}
-
-// resolvePath resolves p against the session's roots and maps failures to
-// the wire errors of SPEC §10: an impossible path (NUL byte, symlink loop) is
-// INVALID_ARGUMENT; a path outside the roots, or behind a directory the server
-// may not search, is PERMISSION_DENIED. what prefixes messages ("read",
-// "bash: cwd").
-func resolvePath(s *Session, what, p string) (walk.Path, error) {
-	rp, err := s.Roots.Resolve(p)
-	switch {
-	case errors.Is(err, walk.ErrInvalidPath):
-		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %v", what, err)
-	case errors.Is(err, walk.ErrOutsideRoots), errors.Is(err, fs.ErrPermission):
-		return rp, rpc.Errorf(rpc.PermissionDenied, "%s %v", what, err)
-	case err != nil:
-		return rp, fmt.Errorf("%s %s: %w", what, p, err)
-	}
-	return rp, nil
 }

@@ -3,22 +3,18 @@ package rpc
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"math"
-	"os"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
 // maxFrameBytes is the largest body the codec accepts; tests lower it.
@@ -35,20 +31,11 @@ var maxFrameBytes int64 = limits.MaxFrameBytes
 // text, and written back verbatim, so any string or number the client sends
 // (-1, 1e3, 2^64) is echoed exactly.
 type Stream struct {
-	r   *bufio.Reader
+	r   *lspframe.Reader
 	in  *countingReader
 	c   io.Closer
 	log *log.Logger
-
-	// mark is, once ReadObject returned a request, how many input bytes had
-	// arrived by then (read, or waiting in the pipe). Only the read loop
-	// touches it.
-	mark int64
-	// handled counts the input bytes whose messages have been handled;
-	// handledCh is closed (and replaced) each time it grows.
-	hmu       sync.Mutex
-	handled   int64
-	handledCh chan struct{}
+	inputMarks
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -64,8 +51,9 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 		logger = log.New(io.Discard, "", 0)
 	}
 	in := &countingReader{r: r}
-	s := &Stream{r: bufio.NewReaderSize(in, 64*1024), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger,
-		handledCh: make(chan struct{})}
+	s := &Stream{r: lspframe.NewReader(in, maxFrameBytes), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	s.handledCh = make(chan struct{})
+	s.r.OnJunk = func(line []byte) { s.log.Printf("ignoring malformed header line %q", clipForLog(line)) }
 	s.dl, _ = w.(interface{ SetWriteDeadline(time.Time) error })
 	return s
 }
@@ -75,72 +63,6 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 // whether it does.
 func (s *Stream) endWrites(t time.Time) bool {
 	return s.dl != nil && s.dl.SetWriteDeadline(t) == nil
-}
-
-// countingReader counts the bytes read from the input.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// waiting returns how many input bytes wait in the kernel (FIONREAD, alias
-// TIOCINQ, on a pipe or socket
-// on stdin), or 0 when that cannot be known.
-func (c *countingReader) waiting() int64 {
-	f, ok := c.r.(*os.File)
-	if !ok {
-		return 0
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
-	return int64(max(n, 0))
-}
-
-// setHandled records that every message in the first n input bytes has been
-// handled, waking the calls that wait for it.
-func (s *Stream) setHandled(n int64) {
-	s.hmu.Lock()
-	defer s.hmu.Unlock()
-	if n <= s.handled {
-		return
-	}
-	s.handled = n
-	close(s.handledCh)
-	s.handledCh = make(chan struct{})
-}
-
-// inputMark returns, right after ReadObject returned a request, the input
-// position up to which everything had already arrived: a $/cancelRequest
-// sent together with the request lies before it.
-func (s *Stream) inputMark() int64 { return s.mark }
-
-// awaitHandled waits until every message before the input position mark has
-// been handled (so a cancel that arrived with a request has been seen), or
-// ctx is done, or the input has ended.
-func (s *Stream) awaitHandled(ctx context.Context, mark int64) {
-	for {
-		s.hmu.Lock()
-		done, ch := s.handled >= mark, s.handledCh
-		s.hmu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // Close closes the underlying input.
@@ -161,8 +83,10 @@ var errSkip = errors.New("frame skipped")
 func (s *Stream) ReadObject(v any) error {
 	for {
 		s.setHandled(s.in.n - int64(s.r.Buffered()))
-		body, err := s.readFrame()
-		if errors.Is(err, errSkip) {
+		body, err := s.r.Read()
+		var herr *lspframe.HeaderError
+		if errors.As(err, &herr) {
+			s.replyError(nil, CodeInvalidRequest, "invalid frame: "+herr.Reason)
 			continue
 		}
 		if err != nil {
@@ -183,107 +107,6 @@ func (s *Stream) ReadObject(v any) error {
 		s.mark = s.in.n + s.in.waiting()
 		return nil
 	}
-}
-
-// readFrame reads one header block and its body. Header errors are answered
-// here and reported as errSkip.
-func (s *Stream) readFrame() ([]byte, error) {
-	length := int64(-1)
-	headerBytes := 0
-	started := false
-	for {
-		line, err := s.r.ReadSlice('\n')
-		headerBytes += len(line)
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				// An overlong header line: drop it and everything to the next line end.
-				for errors.Is(err, bufio.ErrBufferFull) {
-					_, err = s.r.ReadSlice('\n')
-				}
-				if err != nil {
-					return nil, io.ErrUnexpectedEOF
-				}
-				s.replyError(nil, CodeInvalidRequest, "invalid frame: header line too long")
-				return nil, errSkip
-			}
-			if errors.Is(err, io.EOF) {
-				if !started && len(bytes.TrimSpace(line)) == 0 {
-					return nil, io.EOF
-				}
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-		trimmed := bytes.TrimRight(line, "\r\n")
-		if len(trimmed) == 0 {
-			if !started {
-				continue // stray blank line between frames
-			}
-			break
-		}
-		started = true
-		if headerBytes > limits.MaxHeaderBytes {
-			s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: header block over %d bytes", limits.MaxHeaderBytes))
-			return nil, errSkip
-		}
-		name, value, ok := splitHeader(trimmed)
-		if !ok || !bytes.EqualFold(name, []byte("content-length")) {
-			// Garbage before a header (e.g. the rest of a body sent without a
-			// length): resynchronise on a Content-Length inside the line.
-			if i := indexFold(trimmed, "content-length:"); i > 0 {
-				name, value, ok = splitHeader(trimmed[i:])
-			}
-			if !ok {
-				s.log.Printf("ignoring malformed header line %q", clipForLog(trimmed))
-				continue
-			}
-		}
-		if bytes.EqualFold(name, []byte("content-length")) {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
-			if err != nil || n < 0 {
-				s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: bad Content-Length %q", clipForLog(value)))
-				length = -2
-				continue
-			}
-			length = n
-		}
-	}
-	switch {
-	case length == -2:
-		return nil, errSkip
-	case length < 0:
-		s.replyError(nil, CodeInvalidRequest, "invalid frame: missing Content-Length header")
-		return nil, errSkip
-	case length > maxFrameBytes:
-		s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("invalid frame: Content-Length %d exceeds the %d-byte limit", length, maxFrameBytes))
-		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, errSkip
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, io.ErrUnexpectedEOF
-	}
-	return body, nil
-}
-
-func splitHeader(line []byte) (name, value []byte, ok bool) {
-	i := bytes.IndexByte(line, ':')
-	if i <= 0 {
-		return nil, nil, false
-	}
-	name = bytes.TrimSpace(line[:i])
-	for _, c := range name {
-		if c <= ' ' || c >= 0x7f {
-			return nil, nil, false
-		}
-	}
-	return name, line[i+1:], true
-}
-
-func indexFold(s []byte, lowerSub string) int {
-	return bytes.Index(bytes.ToLower(s), []byte(lowerSub))
 }
 
 func clipForLog(b []byte) string {
@@ -386,7 +209,24 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 // server writes its replies itself (writeResult, writeError), with the
 // request's original id text.
 func (s *Stream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
+	b, err := marshal(obj)
+	if err != nil {
+		return err
+	}
+	return s.writeFrame(b)
+}
+
+// notification is a notification as the server writes it.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// writeNotification writes one notification, marshalled without HTML
+// escaping (jsonrpc2's Notify would escape the params).
+func (s *Stream) writeNotification(method string, params any) error {
+	b, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
 	}
@@ -418,7 +258,7 @@ func (s *Stream) writeError(id json.RawMessage, e wireError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
+	b, err := marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: e})
 	if err != nil {
 		s.log.Printf("marshal error reply: %v", err)
 		return
@@ -442,10 +282,7 @@ func (s *Stream) writeResult(id, result json.RawMessage) error {
 func (s *Stream) writeFrame(body []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
-		return err
-	}
-	if _, err := s.w.Write(body); err != nil {
+	if err := lspframe.Write(s.w, body); err != nil {
 		return err
 	}
 	return s.w.Flush()

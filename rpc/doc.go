@@ -25,4 +25,12 @@
 // been handled, so a $/cancelRequest written together with its request always
 // wins. Numerically equal ids (7 and 7.0) are one id for cancellation and
 // duplicate detection.
+//
+// # Errors
+//
+// A handler's error becomes the wire error through AsError: an *Error in its
+// chain keeps its code, a cancelled context is CANCELLED (the one place that
+// mapping is made), anything else IO_ERROR. Errorf's %w keeps the cause for
+// errors.Is and errors.As. Frames are written without HTML escaping, so a "<"
+// in a result is "<" on the wire.
 package rpc

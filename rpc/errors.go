@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +41,12 @@ type Error struct {
 	Kind    string
 	Message string
 	Data    any
+
+	cause error // what the message's %w verbs wrapped, for errors.Is and As
 }
+
+// Unwrap returns the error Errorf's %w wrapped, or nil.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Error implements error.
 func (e *Error) Error() string {
@@ -52,8 +58,15 @@ func (e *Error) Error() string {
 
 // Errorf returns a tool error of the given data.code. The JSON-RPC code follows
 // from the kind: INVALID_ARGUMENT is -32602, CANCELLED -32800, the rest -32001.
+// As with fmt.Errorf, a %w verb wraps its operand: Unwrap returns it.
 func Errorf(kind, format string, args ...any) *Error {
-	return &Error{Code: codeOf(kind), Kind: kind, Message: fmt.Sprintf(format, args...)}
+	w := fmt.Errorf(format, args...)
+	e := &Error{Code: codeOf(kind), Kind: kind, Message: w.Error()}
+	switch w.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		e.cause = w
+	}
+	return e
 }
 
 // WithData returns a copy of e carrying data, which must marshal to a JSON object.
@@ -81,7 +94,7 @@ func (e *Error) wireData() (json.RawMessage, error) {
 	}
 	obj := map[string]json.RawMessage{}
 	if e.Data != nil {
-		b, err := json.Marshal(e.Data)
+		b, err := marshal(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("marshal error data: %w", err)
 		}
@@ -92,15 +105,20 @@ func (e *Error) wireData() (json.RawMessage, error) {
 	if e.Kind != "" {
 		obj["code"], _ = json.Marshal(e.Kind)
 	}
-	return json.Marshal(obj)
+	return marshal(obj)
 }
 
 // AsError converts any error a handler returns into the wire error: an *Error
-// anywhere in the chain keeps its code; anything else is an IO_ERROR tool failure.
+// anywhere in the chain keeps its code; a cancelled or expired context is
+// CANCELLED (this is the one place that mapping is made); anything else is an
+// IO_ERROR tool failure. The result wraps err.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: CodeToolFailure, Kind: IOError, Message: err.Error()}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeRequestCancelled, Kind: Cancelled, Message: err.Error(), cause: err}
+	}
+	return &Error{Code: CodeToolFailure, Kind: IOError, Message: err.Error(), cause: err}
 }

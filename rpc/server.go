@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -211,7 +210,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	s.mu.Unlock()
 
 	call := NewCall(req.Method, id, params, func(method string, p any) error {
-		return conn.Notify(context.Background(), method, p)
+		return s.stream.writeNotification(method, p)
 	})
 	mark := s.stream.inputMark()
 	go s.run(ctx, cancel, req.ID, key, mark, call, h)
@@ -237,19 +236,13 @@ func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2
 		}
 		<-s.sem
 	case <-ctx.Done():
-		err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
+		err = fmt.Errorf("%s cancelled before it started: %w", call.Method, ctx.Err())
 	}
 	call.finish()
 	s.mu.Lock()
 	delete(s.running, key)
 	s.mu.Unlock()
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		var e *Error
-		if !errors.As(err, &e) {
-			err = Errorf(Cancelled, "%s cancelled", call.Method)
-		}
-	}
-	s.reply(id, result, err)
+	s.reply(id, result, err) // AsError makes a context error CANCELLED
 }
 
 // invoke runs h, turning a panic into an internal error so the server keeps serving.
@@ -354,7 +347,7 @@ func (s *server) reply(id jsonrpc2.ID, result any, err error) {
 		s.replyErr(id, AsError(err))
 		return
 	}
-	b, merr := json.Marshal(result)
+	b, merr := marshal(result)
 	if merr != nil {
 		s.replyErr(id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
 		return

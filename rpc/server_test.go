@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 	"go.uber.org/goleak"
+
+	"github.com/toolrpc/toolrpc/lspframe"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -96,9 +98,9 @@ func newClient(t *testing.T, svc Service, opts Options) *client {
 	go func() { c.done <- Serve(context.Background(), inR, outW, svc, opts); outW.Close() }()
 	go func() {
 		// The client reads responses with the same framing.
-		r := NewStream(outR, io.Discard, nil, nil)
+		r := lspframe.NewReader(outR, maxFrameBytes)
 		for {
-			body, err := r.readFrame()
+			body, err := r.Read()
 			if err != nil {
 				close(c.got)
 				return

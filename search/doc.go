@@ -1,5 +1,11 @@
-// Package search finds the lines of a buffer that an RE2 pattern matches,
-// reporting exactly the lines a per-line regexp match would, in line order.
+// Package search finds the files and lines tools/grep and tools/glob report:
+// exactly the lines a per-line regexp match would, files newest first, in a
+// result no larger than the result budget of package limits.
+//
+// Grep walks a tree (package walk), searches its text files on one worker per
+// core, a bounded number of files ahead, and merges their results in the
+// walk's order, stopping as soon as the result is full. A file is read with
+// raw syscalls in chunks of whole lines, only up to the size the walk saw.
 //
 // To be fast it never runs the regexp over text that cannot match: a literal
 // every match must contain is extracted with regexp/syntax and searched for

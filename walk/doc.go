@@ -1,5 +1,4 @@
-// Package walk resolves tool paths against the session's roots so that nothing
-// outside them is ever read, tells binary files from text, and walks trees the
-// way ripgrep does (ignore files honoured, .git never entered, directory
-// symlinks never followed).
+// Package walk lists a tree the way ripgrep does — ignore files honoured,
+// .git never entered, directory symlinks never followed — and tells binary
+// files from text by name and by their first bytes.
 package walk

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/toolrpc/toolrpc/limits"
 )
@@ -28,34 +29,36 @@ func heavyRSS(b *bench, r *Row) error {
 		return err
 	}
 	defer s.close()
-	var chans []<-chan reply
-	for range heavyCalls {
-		_, ch, _, err := s.send("tools/bash", map[string]any{"command": heavyCommand, "timeout": limits.BashMaxTimeoutSeconds})
-		if err != nil {
-			return err
-		}
-		chans = append(chans, ch)
-	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
 	short := 0
-	for _, ch := range chans {
-		rep, err := s.await(ch)
-		if err != nil {
-			return err
-		}
-		if rep.err != nil {
-			return fmt.Errorf("heavy bash call: %w", rep.err)
-		}
-		var g struct {
-			StdoutInfo, StderrInfo struct {
-				Bytes int `json:"bytes"`
+	for range heavyCalls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, _, err := s.call("tools/bash", map[string]any{"command": heavyCommand, "timeout": limits.BashMaxTimeoutSeconds})
+			var g struct {
+				StdoutInfo, StderrInfo struct {
+					Bytes int `json:"bytes"`
+				}
 			}
-		}
-		if err := json.Unmarshal(rep.result, &g); err != nil {
-			return fmt.Errorf("heavy bash result: %w", err)
-		}
-		if g.StdoutInfo.Bytes != heavyStreamBytes || g.StderrInfo.Bytes != heavyStreamBytes {
-			short++
-		}
+			if err == nil {
+				err = json.Unmarshal(res, &g)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && firstErr == nil:
+				firstErr = fmt.Errorf("heavy bash call: %w", err)
+			case err == nil && (g.StdoutInfo.Bytes != heavyStreamBytes || g.StderrInfo.Bytes != heavyStreamBytes):
+				short++
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
 	}
 	rss, err := peakRSS(s.pid())
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/toolrpc/toolrpc/client"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -546,28 +549,31 @@ func cancelTree50(b *bench, r *Row) error {
 	survivors := 0
 	for i := 0; i < b.cfg.cancelRuns; i++ {
 		mark := fmt.Sprintf("toolrpc-bench-%d-%d", os.Getpid(), time.Now().UnixNano())
-		id, ch, _, err := s.send("tools/bash", map[string]any{"command": cancelTree, "env": map[string]string{markEnv: mark}})
-		if err != nil {
-			return err
+		ctx, cancel := context.WithCancel(context.Background())
+		type outcome struct {
+			at  time.Time
+			err error
 		}
+		done := make(chan outcome, 1)
+		go func() {
+			_, _, err := s.callContext(ctx, "tools/bash", map[string]any{"command": cancelTree, "env": map[string]string{markEnv: mark}})
+			done <- outcome{time.Now(), err}
+		}()
 		deadline := time.Now().Add(time.Minute)
 		for len(markHolders(mark)) < cancelProcs {
 			if time.Now().After(deadline) {
+				cancel()
 				return fmt.Errorf("cancel: the tree never reached %d processes (%d)", cancelProcs, len(markHolders(mark)))
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		t0 := time.Now()
-		if err := s.notify("$/cancelRequest", map[string]any{"id": id}); err != nil {
-			return err
-		}
-		rep, err := s.await(ch)
-		if err != nil {
-			return err
-		}
-		ds = append(ds, rep.at.Sub(t0))
-		if rep.err == nil || rep.err.kind() != "CANCELLED" {
-			return fmt.Errorf("cancel: reply %+v, want a CANCELLED error", rep.err)
+		cancel()
+		o := <-done
+		ds = append(ds, o.at.Sub(t0))
+		var e *client.Error
+		if !errors.As(o.err, &e) || e.Kind != "CANCELLED" {
+			return fmt.Errorf("cancel: got %v, want a CANCELLED error", o.err)
 		}
 		survivors += len(markHolders(mark))
 	}
@@ -609,23 +615,22 @@ func callsPerSecond(b *bench, r *Row) error {
 	n := b.cfg.rttCalls * 10
 	var rates []float64
 	for run := 0; run < b.cfg.runs; run++ {
-		var q []<-chan reply
+		var next atomic.Int64
+		errs := make(chan error, inFlight)
 		t0 := time.Now()
-		for i := 0; i < n; i++ {
-			if len(q) == inFlight {
-				if _, err := s.await(q[0]); err != nil {
-					return err
+		for range inFlight {
+			go func() {
+				for next.Add(1) <= int64(n) {
+					if _, _, err := s.call("tools/list", nil); err != nil {
+						errs <- err
+						return
+					}
 				}
-				q = q[1:]
-			}
-			_, ch, _, err := s.send("tools/list", nil)
-			if err != nil {
-				return err
-			}
-			q = append(q, ch)
+				errs <- nil
+			}()
 		}
-		for _, ch := range q {
-			if _, err := s.await(ch); err != nil {
+		for range inFlight {
+			if err := <-errs; err != nil {
 				return err
 			}
 		}

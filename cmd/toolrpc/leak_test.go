@@ -178,3 +178,16 @@ func childProcs(t *testing.T) []string {
 	}
 	return out
 }
+
+// pipeRW joins the two ends the client uses into one ReadWriteCloser.
+type pipeRW struct {
+	r *io.PipeReader
+	w *io.PipeWriter
+}
+
+func (p pipeRW) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipeRW) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeRW) Close() error {
+	p.w.Close()
+	return p.r.Close()
+}

@@ -1,16 +1,19 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"os"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
+	"github.com/toolrpc/toolrpc/client"
 	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/rpc"
 )
@@ -34,39 +37,29 @@ func callOnce(cfg methods.Config, method, params string, stdout, stderr io.Write
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	go rpc.Serve(context.Background(), serverIn, serverOut, methods.NewToolbox(cfg), rpc.Options{Logger: log.New(io.Discard, "", 0)})
-
-	progress := jsonrpc2.HandlerWithError(func(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
-		if r.Method == "$/progress" && r.Params != nil {
-			var p struct {
-				Value struct {
-					Data string `json:"data"`
-				} `json:"value"`
-			}
-			if json.Unmarshal(*r.Params, &p) == nil {
-				io.WriteString(stderr, p.Value.Data)
-			}
-		}
-		return nil, nil
-	})
-	conn := jsonrpc2.NewConn(context.Background(),
-		jsonrpc2.NewBufferedStream(pipeRW{clientIn, clientOut}, jsonrpc2.VSCodeObjectCodec{}),
-		progress, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
-	defer conn.Close()
+	// Left open on return: closing the server's input would end the session
+	// (EOF is shutdown, SPEC §1) and remove its scratch dir.
+	conn := client.New(clientIn, clientOut, client.Options{})
 
 	ctx := context.Background()
-	wd, _ := os.Getwd()
-	init := map[string]any{"processId": os.Getpid(), "capabilities": map[string]any{}}
+	init := &protocol.InitializeParams{ProcessID: int32(os.Getpid())}
 	if cfg.Root == "" {
-		init["rootUri"] = "file://" + wd
+		wd, _ := os.Getwd()
+		init.RootURI = protocol.DocumentURI(uri.File(wd))
 	}
-	var initResult json.RawMessage
-	if err := conn.Call(ctx, "initialize", init, &initResult); err != nil {
+	if _, err := conn.Initialize(ctx, init); err != nil {
 		return printErr(stderr, err)
 	}
-	_ = conn.Notify(ctx, "initialized", map[string]any{})
 	var result json.RawMessage
-	raw := json.RawMessage(params)
-	if err := conn.Call(ctx, method, &raw, &result); err != nil {
+	progress := client.WithProgress(func(value json.RawMessage) {
+		var v struct {
+			Data string `json:"data"`
+		}
+		if json.Unmarshal(value, &v) == nil {
+			io.WriteString(stderr, v.Data)
+		}
+	})
+	if err := conn.Call(ctx, method, json.RawMessage(params), &result, progress); err != nil {
 		return printErr(stderr, err)
 	}
 	var out bytes.Buffer
@@ -79,9 +72,12 @@ func callOnce(cfg methods.Config, method, params string, stdout, stderr io.Write
 }
 
 func printErr(stderr io.Writer, err error) int {
-	if e, ok := err.(*jsonrpc2.Error); ok {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		fmt.Fprintf(stderr, "%s\n", b)
+	var e *client.Error
+	if errors.As(err, &e) {
+		enc := json.NewEncoder(stderr)
+		enc.SetEscapeHTML(false) // a "<" in a message stays "<"
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(e)
 		return 1
 	}
 	fmt.Fprintf(stderr, "toolrpc call: %v\n", err)
@@ -90,16 +86,3 @@ func printErr(stderr io.Writer, err error) int {
 
 // callSessionID is the session id of one-shot calls without --session.
 const callSessionID = "cli"
-
-// pipeRW joins the two ends the client uses into one ReadWriteCloser.
-type pipeRW struct {
-	r *io.PipeReader
-	w *io.PipeWriter
-}
-
-func (p pipeRW) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeRW) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipeRW) Close() error {
-	p.w.Close()
-	return p.r.Close()
-}

@@ -1,4 +1,4 @@
-package walk
+package roots
 
 import (
 	"errors"
@@ -156,12 +156,12 @@ func (r *Roots) Classify(abs string) (Path, error) {
 }
 
 func (r *Roots) classify(p *Path) error {
-	if r.scratch != "" && within(r.scratch, p.Abs) {
+	if r.scratch != "" && Within(r.scratch, p.Abs) {
 		p.Root, p.RootDir, p.Display = Scratch, r.scratch, p.Abs
 		return nil
 	}
 	for i, w := range r.workspace {
-		if within(w, p.Abs) {
+		if Within(w, p.Abs) {
 			p.Root, p.RootDir = Workspace, w
 			if i == 0 {
 				rel, _ := filepath.Rel(w, p.Abs)
@@ -173,7 +173,7 @@ func (r *Roots) classify(p *Path) error {
 		}
 	}
 	for _, x := range r.external {
-		if within(x, p.Abs) {
+		if Within(x, p.Abs) {
 			p.Root, p.RootDir, p.Display = External, x, p.Abs
 			return nil
 		}
@@ -190,8 +190,8 @@ func (r *Roots) DisplayOf(abs string) string {
 	return p.Display
 }
 
-// within reports whether p is dir or below it; both must be clean and absolute.
-func within(dir, p string) bool {
+// Within reports whether p is dir or below it; both must be clean and absolute.
+func Within(dir, p string) bool {
 	if p == dir {
 		return true
 	}

@@ -1,4 +1,4 @@
-package walk
+package roots
 
 import (
 	"os"
@@ -221,7 +221,7 @@ func FuzzResolve(f *testing.F) {
 			return
 		}
 		require.Equal(t, Workspace, got.Root)
-		require.True(t, within(ws, got.Abs), "%q resolved to %q outside %q", p, got.Abs, ws)
+		require.True(t, Within(ws, got.Abs), "%q resolved to %q outside %q", p, got.Abs, ws)
 		require.False(t, filepath.IsAbs(got.Display))
 	})
 }

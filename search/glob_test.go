@@ -1,4 +1,4 @@
-package methods
+package search
 
 import (
 	"strings"
@@ -7,10 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/limits"
-	"github.com/toolrpc/toolrpc/rpc"
 )
 
-func TestCheckGlobBraceGroups(t *testing.T) {
+func TestCheckGlob(t *testing.T) {
 	atLimit := strings.Repeat("{a,*}", limits.GlobMaxBraceGroups) + "c"
 	tests := []struct {
 		name    string
@@ -25,13 +24,12 @@ func TestCheckGlobBraceGroups(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkGlob("glob", "pattern", tc.pattern)
+			err := CheckGlob(tc.pattern)
 			if !tc.wantErr {
 				require.NoError(t, err)
 				return
 			}
 			require.Error(t, err)
-			require.Equal(t, rpc.InvalidArgument, rpc.AsError(err).Kind)
 		})
 	}
 }

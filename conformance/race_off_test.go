@@ -1,6 +1,0 @@
-//go:build !race
-
-package conformance
-
-// raceEnabled is false: the server is built without the race detector.
-const raceEnabled = false

@@ -1,0 +1,199 @@
+package page
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/lineindex"
+	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// linePrefix is how many bytes of a line Read looks at: enough for
+// MaxLineChars+1 whole characters however wide, so a longer line is always
+// seen to be clipped and the character cut by the prefix is never shown.
+const linePrefix = utf8.UTFMax * (limits.MaxLineChars + 2)
+
+// Page is one window of numbered lines of one version of a file.
+type Page struct {
+	// Content is the "[name#TAG]" header and the "N:text" lines.
+	Content string
+	// Tag names this version of the file.
+	Tag string
+	// Lines is how many lines Content holds.
+	Lines int
+	// TotalLines and FileBytes describe the whole file.
+	TotalLines, FileBytes int64
+	// Truncated reports a window the budget shortened or a clipped line.
+	Truncated bool
+	// Clipped lists the lines shown clipped or with invalid UTF-8 replaced.
+	Clipped []int64
+	// Notice says what the window holds and how to get the rest.
+	Notice string
+}
+
+// Read returns limit lines of the text file abs (called name in messages;
+// asked is the path the caller gave) starting at line offset, bounded by
+// limits.SearchBudgetBytes and SearchBudgetLines, with long lines clipped.
+// Every line shown whole joins sources. The line index comes from cache. A
+// file rewritten while it is read is read again, up to
+// limits.ReadChangedRetries times. A refusal is an *Error.
+func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set) (*Page, error) {
+	// Stat first so a FIFO or device is refused before an open could block.
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, openError(name, err)
+	}
+	if err := checkMode(name, fi); err != nil {
+		return nil, err
+	}
+	for _, n := range []string{asked, abs} {
+		if reason := walk.NameReason(n); reason != "" {
+			return nil, binary(name, fi.Size(), reason)
+		}
+	}
+	// O_NONBLOCK: should the path have become a FIFO since the Stat, the open
+	// still returns at once and the Fstat below refuses it.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, openError(name, err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if err := checkMode(name, fi); err != nil {
+		return nil, err
+	}
+	ix, w, err := scan(ctx, f, fi, name, offset, limit, cache)
+	if err != nil {
+		return nil, err
+	}
+	w.flushRun()
+	tag := sourceset.TagSum(ix.CRC)
+	for _, r := range w.runs {
+		sources.Add(abs, tag, int(r[0]), int(r[1]))
+	}
+	return &Page{
+		Content: w.content.String(), Tag: tag, Lines: w.count,
+		TotalLines: ix.Lines, FileBytes: ix.Size,
+		Truncated: w.stopped || len(w.clipped) > 0,
+		Clipped:   w.clipped,
+		Notice:    w.notice(ix.Lines),
+	}, nil
+}
+
+// scan indexes the open file and fills the window. The index, the window and
+// the bytes must all come from one version of the file: a rewrite in place
+// during the pass or the scan shows up as a changed size, mtime or ctime of
+// the open file, and the attempt is redone.
+func scan(ctx context.Context, f *os.File, fi fs.FileInfo, name string, offset, limit int64, cache *lineindex.Cache) (*lineindex.Index, *window, error) {
+	for attempt := 0; ; attempt++ {
+		isBinary, reason, err := walk.SniffFile(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if isBinary {
+			return nil, nil, binary(name, fi.Size(), reason)
+		}
+		ix, src, cut, err := index(ctx, f, fi, cache)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		w := newWindow(name, sourceset.TagSum(ix.CRC), offset, limit)
+		w.unsizedCut = cut
+		if err := ix.Scan(ctx, src, offset, linePrefix, w.add); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		after, err := f.Stat()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if sameVersion(fi, after) {
+			return ix, w, nil
+		}
+		if attempt+1 >= limits.ReadChangedRetries {
+			return nil, nil, &Error{Refusal: Changing,
+				Msg: fmt.Sprintf("read %s: the file kept changing while it was read (%d attempts); read it again", name, limits.ReadChangedRetries)}
+		}
+		fi = after
+	}
+}
+
+// index returns the line index of the open file and what to scan it from:
+// the file itself, through the identity-keyed cache; or, for a regular file
+// whose stat size is 0 (a /proc file), a snapshot read to its end (up to
+// limits.UnsizedFileMaxBytes; cut reports a longer file), never cached
+// (SPEC §4).
+func index(ctx context.Context, f *os.File, fi fs.FileInfo, cache *lineindex.Cache) (ix *lineindex.Index, src io.ReaderAt, cut bool, err error) {
+	if fi.Size() != 0 {
+		ix, err = cache.Index(ctx, f, fi)
+		return ix, f, false, err
+	}
+	data, cut, err := lineindex.ReadUnsized(f, limits.UnsizedFileMaxBytes)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	ix, err = lineindex.Build(ctx, bytes.NewReader(data))
+	return ix, bytes.NewReader(data), cut, err
+}
+
+// checkMode refuses directories and anything that is not a regular file.
+func checkMode(name string, fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return &Error{Refusal: IsDirectory, Msg: fmt.Sprintf("read %s: is a directory; use tools/glob to list it", name)}
+	case !m.IsRegular():
+		return &Error{Refusal: NotRegular, FileType: fileType(m),
+			Msg: fmt.Sprintf("read %s: not a regular file (%s); only regular files can be read", name, fileType(m))}
+	}
+	return nil
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "irregular file"
+}
+
+func binary(name string, size int64, reason string) error {
+	return &Error{Refusal: Binary, Reason: reason, Size: size,
+		Msg: fmt.Sprintf("read %s: binary content (%s)", name, reason)}
+}
+
+func openError(name string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Refusal: NotFound, Msg: fmt.Sprintf("read %s: no such file", name)}
+	case errors.Is(err, fs.ErrPermission):
+		return &Error{Refusal: PermissionDenied, Msg: fmt.Sprintf("read %s: %v", name, errors.Unwrap(err))}
+	}
+	return fmt.Errorf("read %s: %w", name, err)
+}
+
+// sameVersion reports whether two stats of one open file show the same
+// version: same size, modification time and status-change time.
+func sameVersion(a, b fs.FileInfo) bool {
+	if a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	return okA && okB && sa.Ctim == sb.Ctim
+}

@@ -1,0 +1,56 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// CheckGlob validates a doublestar pattern: it must parse, and hold at most
+// limits.GlobMaxBraceGroups brace groups. The error's text follows the name
+// of the field that held the pattern.
+func CheckGlob(pattern string) error {
+	if !doublestar.ValidatePattern(pattern) {
+		return fmt.Errorf("%q is not a valid doublestar pattern", pattern)
+	}
+	groups := 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++ // an escaped character is literal
+		case '{':
+			groups++
+		}
+	}
+	if groups > limits.GlobMaxBraceGroups {
+		return fmt.Errorf("has %d {…} groups; at most %d are allowed", groups, limits.GlobMaxBraceGroups)
+	}
+	return nil
+}
+
+// GlobFilter returns the walk filter of grep's glob: without "/" it matches
+// the base name, else the path relative to the searched directory; "" keeps
+// every file.
+func GlobFilter(glob string) func(rel, name string) bool {
+	if glob == "" {
+		return nil
+	}
+	if !strings.Contains(glob, "/") {
+		return func(rel, name string) bool { ok, _ := doublestar.Match(glob, name); return ok }
+	}
+	return func(rel, name string) bool { ok, _ := doublestar.Match(glob, rel); return ok }
+}
+
+// Glob returns the files below start whose path relative to start matches
+// pattern, newest first, with walk's ignore rules below boundary.
+func Glob(ctx context.Context, pattern, start, boundary string) ([]walk.File, error) {
+	return walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: func(rel, name string) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
+	}})
+}
