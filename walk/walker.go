@@ -63,10 +63,9 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	default:
 		return nil, nil
 	}
-	ig := startIgnores(opts.Start, opts.Boundary)
 	w := &walker{ctx: ctx, keep: opts.Keep}
 	w.cond = sync.NewCond(&w.mu)
-	w.push(dirJob{abs: opts.Start, comps: ig.comps, set: ig.set})
+	w.push(dirJob{abs: opts.Start, set: startIgnores(opts.Start, opts.Boundary)})
 	n := opts.Workers
 	if n <= 0 {
 		n = runtime.NumCPU()
@@ -108,10 +107,9 @@ func SortNewestFirst(files []File) {
 }
 
 type dirJob struct {
-	abs   string
-	rel   string   // relative to the walk start, "" for the start
-	comps []string // relative to the ignore base
-	set   *ignoreSet
+	abs string
+	rel string     // relative to the walk start, "" for the start
+	set *ignoreSet // the rules for the directory's entries, before its own ignore files
 }
 
 type walker struct {
@@ -187,7 +185,7 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 		return out, ents
 	}
 	defer unix.Close(fd)
-	hasGit, hasIgnore := false, false
+	hasGit, hasIgnore, hasDotGit := false, false, false
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err != nil || n <= 0 {
@@ -210,13 +208,17 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 				hasGit = true
 			case ignoreName:
 				hasIgnore = true
+			case dotGit:
+				// A .git directory or file (linked worktree) marks a
+				// repository; the walk never lists or enters it.
+				hasDotGit = true
+				continue
 			}
 			ents = append(ents, dirent{name: name, typ: typ})
 		}
 	}
-	set := j.set.with(j.abs, j.comps, hasGit, hasIgnore)
+	set := j.set.enter(j.abs, hasGit, hasIgnore, hasDotGit)
 	check := !set.empty()
-	comps := append(j.comps[:len(j.comps):len(j.comps)], "")
 	for _, e := range ents {
 		typ := e.typ
 		var st unix.Stat_t
@@ -240,19 +242,14 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if skipDirs[e.name] {
 				continue
 			}
-			comps[len(comps)-1] = e.name
-			if check && set.ignored(comps, true) {
+			abs := j.abs + "/" + e.name
+			if check && set.ignored(abs, true) {
 				continue
 			}
-			w.push(dirJob{
-				abs:   j.abs + "/" + e.name,
-				rel:   joinRel(j.rel, e.name),
-				comps: append([]string(nil), comps...),
-				set:   set,
-			})
+			w.push(dirJob{abs: abs, rel: joinRel(j.rel, e.name), set: set})
 		case unix.DT_REG:
-			comps[len(comps)-1] = e.name
-			if check && set.ignored(comps, false) {
+			abs := j.abs + "/" + e.name
+			if check && set.ignored(abs, false) {
 				continue
 			}
 			rel := joinRel(j.rel, e.name)
@@ -265,7 +262,7 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if st.Mode&unix.S_IFMT != unix.S_IFREG {
 				continue
 			}
-			out = append(out, File{Abs: j.abs + "/" + e.name, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
+			out = append(out, File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
 		}
 	}
 	return out, ents

@@ -1,0 +1,239 @@
+package walk
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// gitEnv is the environment of every oracle git: no system config, and home
+// the directory the test made (so only its global excludes file exists).
+func gitEnv(home string) []string {
+	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "XDG_CONFIG_HOME=",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+}
+
+// gitIn runs git in dir with gitEnv(home) and returns its stdout.
+func gitIn(t *testing.T, home, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv(home)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		t.Fatalf("git %v in %s: %v: %s", args, dir, err, ee.Stderr)
+	}
+	require.NoError(t, err)
+	return string(out)
+}
+
+// gitKept is the oracle: the files git does not ignore below root, which is
+// the work tree of one repository, nested repositories (work trees below
+// it, slash paths relative to root) included. `git ls-files --others` shows a
+// nested repository as one "dir/" entry; its files come from git run inside it.
+func gitKept(t *testing.T, home, root string, nested ...string) []string {
+	t.Helper()
+	var kept []string
+	for _, repo := range append([]string{""}, nested...) {
+		out := gitIn(t, home, filepath.Join(root, filepath.FromSlash(repo)),
+			"-c", "core.quotePath=off", "ls-files", "-z", "--others", "--exclude-standard")
+		for _, p := range strings.Split(out, "\x00") {
+			if p == "" || strings.HasSuffix(p, "/") {
+				continue
+			}
+			if repo != "" {
+				p = repo + "/" + p
+			}
+			kept = append(kept, p)
+		}
+	}
+	sort.Strings(kept)
+	return kept
+}
+
+// isolateHome points HOME at an empty directory (and unsets
+// XDG_CONFIG_HOME), so the walk reads no global excludes file of the machine.
+func isolateHome(t *testing.T) string {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	return home
+}
+
+// requireWalkIsGit walks root and compares the kept files with git's.
+func requireWalkIsGit(t *testing.T, home, root string, nested ...string) []string {
+	t.Helper()
+	want := gitKept(t, home, root, nested...)
+	require.Equal(t, want, walkRels(t, root, root))
+	return want
+}
+
+// Bug 1: "**" glued to other characters is git's wildmatch "*" (no slash).
+func TestIgnoreGluedDoubleStar(t *testing.T) {
+	home := isolateHome(t)
+	dir := t.TempDir()
+	gitIn(t, home, dir, "init", "-q")
+	writeTree(t, dir, map[string]string{
+		".gitignore": "foo**/bar\nsrc/**.js\n",
+		"foo/bar":    "", "foox/bar": "", "foo/x/bar": "",
+		"src/a.js": "", "src/d/b.js": "", "src/a.ts": "",
+	})
+	kept := requireWalkIsGit(t, home, dir)
+	require.NotContains(t, kept, "foo/bar")
+	require.NotContains(t, kept, "src/a.js")
+	require.Contains(t, kept, "src/d/b.js")
+}
+
+// Bug 2: a pattern ending in "/**/" keeps its directory-only meaning.
+func TestIgnoreTrailingDoubleStarSlash(t *testing.T) {
+	home := isolateHome(t)
+	dir := t.TempDir()
+	gitIn(t, home, dir, "init", "-q")
+	writeTree(t, dir, map[string]string{
+		".gitignore":  "data/**\n!data/**/\nbuild/**/\n",
+		"data/a.txt":  "", "data/sub/b.txt": "",
+		"build/a.txt": "", "build/sub/b.txt": "",
+	})
+	kept := requireWalkIsGit(t, home, dir)
+	require.NotContains(t, kept, "data/a.txt")
+	require.Contains(t, kept, "build/a.txt")
+	require.NotContains(t, kept, "build/sub/b.txt")
+}
+
+// Bug 3: a parent .gitignore does not apply inside a nested repository, and
+// bug 4: the nested repository's own .git/info/exclude does.
+func TestIgnoreNestedRepository(t *testing.T) {
+	home := isolateHome(t)
+	dir := t.TempDir()
+	gitIn(t, home, dir, "init", "-q")
+	gitIn(t, home, dir, "init", "-q", "sub")
+	writeTree(t, dir, map[string]string{
+		".gitignore":             "foo\n*.log\n",
+		"foo":                    "",
+		"a.log":                  "",
+		"sub/foo":                "",
+		"sub/b.log":              "",
+		"sub/only-here":          "",
+		"sub/.git/info/exclude":  "only-here\n",
+		"sub/deep/.gitignore":    "x\n",
+		"sub/deep/x":             "",
+		"sub/deep/y":             "",
+		"plain/.gitignore":       "z\n",
+		"plain/z":                "",
+		"plain/inner/.gitignore": "",
+	})
+	kept := requireWalkIsGit(t, home, dir, "sub")
+	require.Contains(t, kept, "sub/foo")
+	require.NotContains(t, kept, "sub/only-here")
+	// A walk started inside the nested repository agrees.
+	require.Equal(t, []string{"b.log", "deep/.gitignore", "deep/y", "foo"}, walkRels(t, filepath.Join(dir, "sub"), dir))
+}
+
+// Bug 4: a linked worktree's exclude file lives in the main repository's git
+// dir (commondir); its .git file is skipped like a .git directory.
+func TestIgnoreLinkedWorktree(t *testing.T) {
+	home := isolateHome(t)
+	top := t.TempDir()
+	main, wt := filepath.Join(top, "main"), filepath.Join(top, "wt")
+	require.NoError(t, os.Mkdir(main, 0o755))
+	gitIn(t, home, main, "init", "-q")
+	writeTree(t, main, map[string]string{"README": "x\n"})
+	gitIn(t, home, main, "add", "README")
+	gitIn(t, home, main, "commit", "-q", "-m", "init")
+	gitIn(t, home, main, "worktree", "add", "-q", wt)
+	writeTree(t, main, map[string]string{".git/info/exclude": "excluded.txt\n"})
+	writeTree(t, wt, map[string]string{"excluded.txt": "", "kept.txt": ""})
+	want := append(gitKept(t, home, wt), "README") // tracked, so not in --others
+	sort.Strings(want)
+	require.Equal(t, want, walkRels(t, wt, wt))
+	require.NotContains(t, want, ".git")
+}
+
+// Bug 4: a repository made with --separate-git-dir reads that dir's exclude.
+func TestIgnoreSeparateGitDir(t *testing.T) {
+	home := isolateHome(t)
+	top := t.TempDir()
+	repo, gd := filepath.Join(top, "repo"), filepath.Join(top, "gitdir")
+	gitIn(t, home, top, "init", "-q", "--separate-git-dir="+gd, repo)
+	writeTree(t, gd, map[string]string{"info/exclude": "secret\n"})
+	writeTree(t, repo, map[string]string{"secret": "", "public": ""})
+	kept := requireWalkIsGit(t, home, repo)
+	require.Equal(t, []string{"public"}, kept)
+}
+
+// Bug 5: a symlinked .gitignore is not read (git refuses it in the tree).
+func TestIgnoreSymlinkedIgnoreFileNotRead(t *testing.T) {
+	home := isolateHome(t)
+	top := t.TempDir()
+	dir := filepath.Join(top, "ws")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	writeTree(t, top, map[string]string{"outside/rules": "*.txt\n"})
+	gitIn(t, home, dir, "init", "-q")
+	writeTree(t, dir, map[string]string{"a.txt": "", "sub/b.txt": ""})
+	require.NoError(t, os.Symlink("../outside/rules", filepath.Join(dir, ".gitignore")))
+	require.NoError(t, os.Symlink("../../outside/rules", filepath.Join(dir, "sub", ".gitignore")))
+	kept := gitKept(t, home, dir)
+	// git lists the symlinks themselves; a walk lists regular files only.
+	require.Equal(t, []string{".gitignore", "a.txt", "sub/.gitignore", "sub/b.txt"}, kept)
+	require.Equal(t, []string{"a.txt", "sub/b.txt"}, walkRels(t, dir, dir))
+}
+
+// Bug 6: backslashes before trailing spaces are counted.
+func TestIgnoreEscapedTrailingSpaces(t *testing.T) {
+	home := isolateHome(t)
+	dir := t.TempDir()
+	gitIn(t, home, dir, "init", "-q")
+	writeTree(t, dir, map[string]string{
+		".gitignore": "b\\  \nc\\\\ \nd\\ \\  \n",
+		"b":          "", "b ": "", "b  ": "",
+		"c":   "", "c\\": "", "c\\ ": "",
+		"d  ": "", "d   ": "", "d ": "",
+	})
+	kept := requireWalkIsGit(t, home, dir)
+	require.NotContains(t, kept, "b ")
+	require.Contains(t, kept, "b  ")
+	require.NotContains(t, kept, "c\\")
+}
+
+// Bug 7: the global excludes file is read: core.excludesFile from the user's
+// git config, else $XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore.
+func TestIgnoreGlobalExcludes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string // below home
+		xdg   string            // XDG_CONFIG_HOME below home, "" = unset
+	}{
+		{"default", map[string]string{".config/git/ignore": "*.g\n"}, ""},
+		{"xdg", map[string]string{"xdg/git/ignore": "*.g\n", ".config/git/ignore": "*.h\n"}, "xdg"},
+		{"gitconfig", map[string]string{".gitconfig": "[core]\n\texcludesFile = ~/my ignore\n", "my ignore": "*.g\n/top.h\n"}, ""},
+		{"xdg-config", map[string]string{"xdg/git/config": "[Core]\nexcludesfile = \"" + "rules\"\n", "xdg/git/ignore": "*.h\n"}, "xdg"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := isolateHome(t)
+			writeTree(t, home, tc.files)
+			env := gitEnv(home)
+			if tc.xdg != "" {
+				t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, tc.xdg))
+				env = append(env, "XDG_CONFIG_HOME="+filepath.Join(home, tc.xdg))
+			}
+			dir := t.TempDir()
+			// A relative excludesFile is relative to git's working directory.
+			writeTree(t, dir, map[string]string{"rules": "*.g\n", "a.g": "", "a.h": "", "top.h": "", "d/top.h": "", "d/b.g": ""})
+			gitIn(t, home, dir, "init", "-q")
+			cmd := exec.Command("git", "-c", "core.quotePath=off", "ls-files", "-z", "--others", "--exclude-standard")
+			cmd.Dir, cmd.Env = dir, env
+			out, err := cmd.Output()
+			require.NoError(t, err)
+			want := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			sort.Strings(want)
+			require.NotContains(t, want, "a.g")
+			require.Equal(t, want, walkRels(t, dir, dir))
+		})
+	}
+}
