@@ -96,8 +96,8 @@ func TestIgnoreTrailingDoubleStarSlash(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, home, dir, "init", "-q")
 	writeTree(t, dir, map[string]string{
-		".gitignore":  "data/**\n!data/**/\nbuild/**/\n",
-		"data/a.txt":  "", "data/sub/b.txt": "",
+		".gitignore": "data/**\n!data/**/\nbuild/**/\n",
+		"data/a.txt": "", "data/sub/b.txt": "",
 		"build/a.txt": "", "build/sub/b.txt": "",
 	})
 	kept := requireWalkIsGit(t, home, dir)
@@ -192,7 +192,7 @@ func TestIgnoreEscapedTrailingSpaces(t *testing.T) {
 	writeTree(t, dir, map[string]string{
 		".gitignore": "b\\  \nc\\\\ \nd\\ \\  \n",
 		"b":          "", "b ": "", "b  ": "",
-		"c":   "", "c\\": "", "c\\ ": "",
+		"c": "", "c\\": "", "c\\ ": "",
 		"d  ": "", "d   ": "", "d ": "",
 	})
 	kept := requireWalkIsGit(t, home, dir)
