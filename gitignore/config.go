@@ -119,11 +119,11 @@ func (c *configReader) name() string {
 }
 
 // value reads what follows a variable name up to the end of its line: a
-// missing "=" means a true boolean.
+// missing "=" (a boolean true) reads as "", as `git config --get` prints it.
 func (c *configReader) value() (string, bool) {
 	c.skipSpace(false)
 	if c.eof() || c.s[c.i] == '\n' {
-		return "true", true
+		return "", true
 	}
 	if c.s[c.i] != '=' {
 		return "", false

@@ -34,22 +34,30 @@ func gitIn(t *testing.T, home, dir string, args ...string) string {
 
 // gitKept is the oracle: the files git does not ignore below root, which is
 // the work tree of one repository, nested repositories (work trees below
-// it, slash paths relative to root) included. `git ls-files --others` shows a
-// nested repository as one "dir/" entry; its files come from git run inside it.
+// it, slash paths relative to root, parents first) included. `git ls-files
+// --others` shows a nested repository as one "dir/" entry, absent when the
+// parent ignores it; its files come from git run inside it.
 func gitKept(t *testing.T, home, root string, nested ...string) []string {
 	t.Helper()
 	var kept []string
+	listed := map[string]bool{"": true}
 	for _, repo := range append([]string{""}, nested...) {
+		if !listed[repo] {
+			continue
+		}
 		out := gitIn(t, home, filepath.Join(root, filepath.FromSlash(repo)),
 			"-c", "core.quotePath=off", "ls-files", "-z", "--others", "--exclude-standard")
 		for _, p := range strings.Split(out, "\x00") {
-			if p == "" || strings.HasSuffix(p, "/") {
-				continue
-			}
-			if repo != "" {
+			if repo != "" && p != "" {
 				p = repo + "/" + p
 			}
-			kept = append(kept, p)
+			if d, ok := strings.CutSuffix(p, "/"); ok {
+				listed[d] = true
+				continue
+			}
+			if p != "" {
+				kept = append(kept, p)
+			}
 		}
 	}
 	sort.Strings(kept)
