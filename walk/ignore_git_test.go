@@ -245,3 +245,34 @@ func TestIgnoreGlobalExcludes(t *testing.T) {
 		})
 	}
 }
+
+// Ignores answers entry by entry what Walk decides for a whole tree.
+func TestIgnoresMatchesWalk(t *testing.T) {
+	isolateHome(t)
+	dir := t.TempDir()
+	writeTree(t, dir, trickyTree)
+	writeTree(t, dir, map[string]string{"nested/.git/HEAD": "", "nested/b.bak": "", "b.bak": ""})
+	var got []string
+	var visit func(ig *Ignores, abs, rel string)
+	visit = func(ig *Ignores, abs, rel string) {
+		ents, err := os.ReadDir(abs)
+		require.NoError(t, err)
+		for _, e := range ents {
+			if e.Name() == ".git" || ig.Ignored(e.Name(), e.IsDir()) {
+				continue
+			}
+			if e.IsDir() {
+				visit(ig.Child(e.Name()), filepath.Join(abs, e.Name()), rel+e.Name()+"/")
+			} else {
+				got = append(got, rel+e.Name())
+			}
+		}
+	}
+	visit(IgnoresFor(dir, dir), dir, "")
+	sort.Strings(got)
+	require.Contains(t, got, "nested/b.bak", "the parent's *.bak stops at the nested repository")
+	require.NotContains(t, got, "b.bak")
+	require.Equal(t, walkRels(t, dir, dir), got)
+	r := IgnoresFor(dir, dir).Rule("x.log", false)
+	require.Equal(t, filepath.Join(dir, ".gitignore")+":2 *.log", r.String())
+}
