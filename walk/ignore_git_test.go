@@ -1,10 +1,12 @@
 package walk
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -275,4 +277,61 @@ func TestIgnoresMatchesWalk(t *testing.T) {
 	require.Equal(t, walkRels(t, dir, dir), got)
 	r := IgnoresFor(dir, dir).Rule("x.log", false)
 	require.Equal(t, filepath.Join(dir, ".gitignore")+":2 *.log", r.String())
+}
+
+// Excluded counts what git lists as ignored (`git ls-files --others
+// --ignored --exclude-standard`), per rule as `git check-ignore -v` names it.
+func TestExcludedCountMatchesGit(t *testing.T) {
+	home := isolateHome(t)
+	dir := t.TempDir()
+	gitIn(t, home, dir, "init", "-q")
+	writeTree(t, dir, trickyTree)
+	for i := 0; i < 30; i++ {
+		writeTree(t, dir, map[string]string{
+			"build/deep/" + strconv.Itoa(i) + ".txt": "",
+			"out/gen/" + strconv.Itoa(i) + ".md":     "",
+		})
+	}
+	for _, keepTxt := range []bool{false, true} {
+		var keep func(rel, name string) bool
+		if keepTxt {
+			keep = func(rel, name string) bool { return strings.HasSuffix(name, ".txt") }
+		}
+		var ignored []string
+		for _, p := range strings.Split(gitIn(t, home, dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard"), "\x00") {
+			if p != "" && (keep == nil || keep(p, filepath.Base(p))) {
+				ignored = append(ignored, p)
+			}
+		}
+		cmd := exec.Command("git", "check-ignore", "-v", "-z", "--stdin")
+		cmd.Dir, cmd.Env = dir, gitEnv(home)
+		cmd.Stdin = strings.NewReader(strings.Join(ignored, "\x00") + "\x00")
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		byRule := map[string]int{}
+		f := strings.Split(string(out), "\x00")
+		for i := 0; i+3 < len(f); i += 4 {
+			byRule[f[i+1]]++ // by line number: every rule is in the root .gitignore
+		}
+
+		var ex Excluded
+		_, err = Walk(context.Background(), Options{Start: dir, Boundary: dir, Keep: keep, Excluded: &ex})
+		require.NoError(t, err)
+		c := ex.Count(context.Background(), 1000)
+		require.Equal(t, len(ignored), c.Files, "keep *.txt: %v", keepTxt)
+		require.False(t, c.Capped)
+		most := 0
+		for _, n := range byRule {
+			most = max(most, n)
+		}
+		require.Equal(t, most, c.RuleFiles)
+		require.Equal(t, most, byRule[strconv.Itoa(c.Rule.Line)], "rule %s", c.Rule)
+
+		capped := Excluded{}
+		_, err = Walk(context.Background(), Options{Start: dir, Boundary: dir, Keep: keep, Excluded: &capped})
+		require.NoError(t, err)
+		c = capped.Count(context.Background(), 7)
+		require.Equal(t, 7, c.Files)
+		require.True(t, c.Capped)
+	}
 }
