@@ -116,6 +116,13 @@ func FuzzMatchVsGit(f *testing.F) {
 	} {
 		f.Add(s[0], s[1])
 	}
+	// One repository serves every input; only its work tree is reset.
+	dir := f.TempDir()
+	init := exec.Command("git", "init", "-q", dir)
+	init.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	if out, err := init.CombinedOutput(); err != nil {
+		f.Fatalf("git init: %v: %s", err, out)
+	}
 	f.Fuzz(func(t *testing.T, rules, tree string) {
 		if len(rules) > 200 || len(tree) > 200 || strings.ContainsAny(rules, "\x00") {
 			return
@@ -124,11 +131,13 @@ func FuzzMatchVsGit(f *testing.F) {
 		if len(files)+len(dirs) == 0 {
 			return
 		}
-		dir := t.TempDir()
-		init := exec.Command("git", "init", "-q", dir)
-		init.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, err := init.CombinedOutput()
-		require.NoError(t, err, string(out))
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				require.NoError(t, os.RemoveAll(filepath.Join(dir, e.Name())))
+			}
+		}
 		isDir := map[string]bool{}
 		for _, d := range dirs {
 			if os.MkdirAll(filepath.Join(dir, d), 0o755) != nil {

@@ -26,6 +26,7 @@ type test struct {
 	kind testKind
 	lit  string // the literal part the kind tests
 	pat  string // kindWild: the wildmatch pattern (for a path rule, after lit)
+	tail string // kindWild: a literal every match ends with
 }
 
 type testKind uint8
@@ -81,7 +82,7 @@ func (m *Matcher) add(i int32, r *Rule) {
 		case p[len(p)-1] == '*' && !hasWildcard(p[:len(p)-1]):
 			m.base = append(m.base, test{idx: i, kind: kindPrefix, lit: p[:len(p)-1]})
 		default:
-			m.base = append(m.base, test{idx: i, kind: kindWild, pat: p})
+			m.base = append(m.base, test{idx: i, kind: kindWild, pat: p, tail: literalTail(p)})
 		}
 		return
 	}
@@ -94,8 +95,16 @@ func (m *Matcher) add(i int32, r *Rule) {
 		// As git's match_pathname: the literal prefix is compared, then
 		// wildmatch runs on the rest, so "foo**/bar" has a leading "**/".
 		n := simpleLength(p)
-		m.path = append(m.path, test{idx: i, kind: kindWild, lit: p[:n], pat: p[n:]})
+		m.path = append(m.path, test{idx: i, kind: kindWild, lit: p[:n], pat: p[n:], tail: literalTail(p[n:])})
 	}
+}
+
+// literalTail is the part of a wildmatch pattern after its last special
+// byte, less a leading "/" (which "**/" may match without consuming it):
+// each of its bytes matches exactly one byte, so every text the pattern
+// matches ends with it.
+func literalTail(p string) string {
+	return strings.TrimPrefix(p[strings.LastIndexAny(p, `*?[]\`)+1:], "/")
 }
 
 // simpleLength is the length of p's prefix free of "*?[\".
@@ -187,6 +196,9 @@ func (m *Matcher) scan(best int32, ts []test, s string, base, isDir bool) int32 
 		case kindUnder:
 			ok = len(s) > len(t.lit) && strings.HasPrefix(s, t.lit)
 		case kindWild:
+			if !strings.HasSuffix(s, t.tail) {
+				break
+			}
 			if base {
 				ok = Wildmatch(t.pat, s, false)
 			} else {
