@@ -151,6 +151,7 @@ func FuzzMatchVsGit(f *testing.F) {
 				return
 			}
 			if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+				isDir[p] = true // an earlier path made it a directory
 				continue
 			}
 			require.NoError(t, os.WriteFile(abs, nil, 0o644))
