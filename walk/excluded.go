@@ -2,6 +2,7 @@ package walk
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -54,10 +55,12 @@ func (e *Excluded) record(files map[*gitignore.Rule]int, dirs []excludedDir) {
 }
 
 // Count counts the excluded files: those Walk saw directly, then those
-// below each excluded directory (directory symlinks not followed, .git,
-// .hg and .svn not entered), until max files are counted. It is meant to
-// run after the Walk, only when its caller will report the count.
-func (e *Excluded) Count(ctx context.Context, max int) ExcludedCount {
+// below each excluded directory in path order (directory symlinks not
+// followed, .git, .hg and .svn not entered), reading at most maxEntries
+// directory entries; when it stops there, Files is a lower bound and Capped
+// is set. It is meant to run after the Walk, only when its caller reports
+// the count.
+func (e *Excluded) Count(ctx context.Context, maxEntries int) ExcludedCount {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	byRule := make(map[*gitignore.Rule]int, len(e.files))
@@ -66,24 +69,23 @@ func (e *Excluded) Count(ctx context.Context, max int) ExcludedCount {
 		byRule[r] += n
 		total += n
 	}
-	buf := make([]byte, dirBufSize)
-	capped := total >= max
+	sort.Slice(e.dirs, func(i, j int) bool { return e.dirs[i].rel < e.dirs[j].rel })
+	c := &counter{keep: e.keep, buf: make([]byte, dirBufSize), budget: maxEntries}
 	for _, d := range e.dirs {
-		if capped || ctx.Err() != nil {
+		if c.capped || ctx.Err() != nil {
 			break
 		}
-		n, full := e.countBelow(ctx, d.abs, d.rel, buf, max-total)
+		n := c.below(ctx, d.abs, d.rel)
 		byRule[d.rule] += n
 		total += n
-		capped = full
 	}
-	c := ExcludedCount{Files: min(total, max), Capped: capped}
+	res := ExcludedCount{Files: total, Capped: c.capped}
 	for r, n := range byRule {
-		if n > c.RuleFiles || (n == c.RuleFiles && n > 0 && ruleBefore(r, c.Rule)) {
-			c.Rule, c.RuleFiles = r, n
+		if n > res.RuleFiles || (n == res.RuleFiles && n > 0 && ruleBefore(r, res.Rule)) {
+			res.Rule, res.RuleFiles = r, n
 		}
 	}
-	return c
+	return res
 }
 
 // ruleBefore orders rules by source and line, so ties pick the same rule.
@@ -97,21 +99,35 @@ func ruleBefore(a, b *gitignore.Rule) bool {
 	return a.Line < b.Line
 }
 
-// countBelow counts the files below dir that Keep passes, up to max; full
-// is set when it stopped there.
-func (e *Excluded) countBelow(ctx context.Context, abs, rel string, buf []byte, max int) (n int, full bool) {
+// counter counts files below excluded directories within a budget of
+// directory entries read.
+type counter struct {
+	keep   func(rel, name string) bool
+	buf    []byte
+	budget int
+	capped bool
+}
+
+// below counts the files below the directory abs (rel: relative to the
+// walk's start) that keep passes, until the budget runs out.
+func (c *counter) below(ctx context.Context, abs, rel string) int {
+	n := 0
 	stack := []excludedDir{{abs: abs, rel: rel}}
-	for len(stack) > 0 {
-		if ctx.Err() != nil {
-			return n, false
-		}
+	for len(stack) > 0 && ctx.Err() == nil {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		fd, err := unix.Open(d.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err != nil {
 			continue
 		}
-		for _, ent := range listDir(fd, buf, nil) {
+		ents := listDir(fd, c.buf, nil)
+		if len(ents) > c.budget {
+			c.capped = true
+			unix.Close(fd)
+			return n
+		}
+		c.budget -= len(ents)
+		for _, ent := range ents {
 			typ := ent.typ
 			if typ == unix.DT_UNKNOWN {
 				var st unix.Stat_t
@@ -123,19 +139,13 @@ func (e *Excluded) countBelow(ctx context.Context, abs, rel string, buf []byte, 
 			switch {
 			case typ == unix.DT_DIR && !skipDirs[ent.name]:
 				stack = append(stack, excludedDir{abs: d.abs + "/" + ent.name, rel: joinRel(d.rel, ent.name)})
-			case typ == unix.DT_REG && ent.name != dotGit:
-				if e.keep != nil && !e.keep(joinRel(d.rel, ent.name), ent.name) {
-					continue
-				}
-				if n++; n >= max {
-					unix.Close(fd)
-					return n, true
-				}
+			case typ == unix.DT_REG && ent.name != dotGit && (c.keep == nil || c.keep(joinRel(d.rel, ent.name), ent.name)):
+				n++
 			}
 		}
 		unix.Close(fd)
 	}
-	return n, false
+	return n
 }
 
 // dtype maps a stat mode to a dirent type.

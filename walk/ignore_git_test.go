@@ -330,8 +330,9 @@ func TestExcludedCountMatchesGit(t *testing.T) {
 		capped := Excluded{}
 		_, err = Walk(context.Background(), Options{Start: dir, Boundary: dir, Keep: keep, Excluded: &capped})
 		require.NoError(t, err)
-		c = capped.Count(context.Background(), 7)
-		require.Equal(t, 7, c.Files)
+		// build/deep holds 30 entries: a budget of 20 stops inside it.
+		c = capped.Count(context.Background(), 20)
 		require.True(t, c.Capped)
+		require.Less(t, c.Files, len(ignored))
 	}
 }
