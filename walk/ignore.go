@@ -215,7 +215,7 @@ func startIgnores(start, boundary string) *ignoreSet {
 	repo := root != ""
 	if !repo {
 		root = boundary
-		if !underDir(root, start) {
+		if !within(root, start) {
 			root = start
 		}
 	}
@@ -238,12 +238,4 @@ func startIgnores(start, boundary string) *ignoreSet {
 		}
 	}
 	return set
-}
-
-// underDir reports whether p is dir or lies below it (both clean, absolute).
-func underDir(dir, p string) bool {
-	if p == dir || dir == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return strings.HasPrefix(p, dir) && p[len(dir)] == '/'
 }
