@@ -198,29 +198,18 @@ func class(p string, pi int, tc byte) (r, end int) {
 			}
 			pc = 0 // so prev becomes 0
 		case pc == '[' && at(p, pi+1) == ':':
-			s := pi + 2
-			j := s
-			for ; j < len(p) && p[j] != ']'; j++ {
-			}
-			if j == len(p) {
+			end, in, r := posixClass(p, pi, tc)
+			switch r {
+			case wmAbortAll:
 				return wmAbortAll, 0
-			}
-			n := j - s - 1
-			if n < 0 || p[j-1] != ':' {
+			case wmNoMatch:
 				// No ":]": a plain "[" in the set.
-				pc = '['
-				if tc == pc {
-					matched = true
-				}
-				break
+				matched = matched || tc == '['
+			default:
+				matched = matched || in
+				pi = end
+				pc = 0
 			}
-			in, ok := namedClass(p[s:s+n], tc)
-			if !ok {
-				return wmAbortAll, 0
-			}
-			matched = matched || in
-			pi = j
-			pc = 0
 		default:
 			if tc == pc {
 				matched = true
@@ -237,6 +226,30 @@ func class(p string, pi int, tc byte) (r, end int) {
 		return wmNoMatch, 0
 	}
 	return wmMatch, pi
+}
+
+// posixClass reads "[:name:]" at p[pi] inside a bracket expression and
+// tests tc against it: r is wmMatch with end at its closing "]" (in: tc is
+// in the class), wmNoMatch when no ":]" closes it (the "[" is then a plain
+// member), or wmAbortAll for an unterminated set or an unknown name.
+func posixClass(p string, pi int, tc byte) (end int, in bool, r int) {
+	s := pi + 2
+	j := s
+	for j < len(p) && p[j] != ']' {
+		j++
+	}
+	if j == len(p) {
+		return 0, false, wmAbortAll
+	}
+	n := j - s - 1
+	if n < 0 || p[j-1] != ':' {
+		return 0, false, wmNoMatch
+	}
+	in, ok := namedClass(p[s:s+n], tc)
+	if !ok {
+		return 0, false, wmAbortAll
+	}
+	return j, in, wmMatch
 }
 
 // namedClass tests c against the POSIX class name (ASCII only, as git's
