@@ -7,5 +7,8 @@
 // stderr, a ring). Both retain whole lines only, except when a single line is
 // larger than the cap: then they keep that line's edge. Streamer cuts a stream
 // into $/progress chunks that never split a UTF-8 character, in full up to a
-// byte budget and throttled to the latest output past it.
+// byte budget and throttled to the latest output past it; the unsent
+// full-fidelity output of all Streamers together is bounded
+// (limits.StreamPendingBytes), past which Write paces the command instead of
+// buffering.
 package capture

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/toolrpc/toolrpc/limits"
 )
@@ -69,6 +70,12 @@ func (h *Head) Write(p []byte) (int, error) {
 	if len(take) < len(p) {
 		h.full = true
 	}
+	if need := len(h.buf) + len(take); need > cap(h.buf) {
+		// Grow by doubling, but never past maxBytes (append would).
+		nb := make([]byte, len(h.buf), min(max(need, 2*cap(h.buf), 4096), h.maxBytes))
+		copy(nb, h.buf)
+		h.buf = nb
+	}
 	h.buf = append(h.buf, take...)
 	h.newlines += n
 	return len(p), nil
@@ -87,13 +94,14 @@ func (h *Head) Snapshot() Snapshot {
 }
 
 // Tail retains the last maxBytes bytes and maxLines lines of a stream and
-// counts the rest. It holds at most 2*maxBytes bytes. It is not safe for
-// concurrent use.
+// counts the rest. It is a ring that grows as output arrives and never holds
+// more than maxBytes bytes. It is not safe for concurrent use.
 type Tail struct {
 	maxBytes, maxLines int
-	buf                []byte
-	dropped            bool // bytes before buf were dropped
-	prevNL             bool // the last dropped byte was "\n"
+	buf                []byte // the ring; len(buf) is its capacity, at most maxBytes
+	start, n           int    // the retained bytes are n bytes from buf[start], wrapping
+	dropped            bool   // bytes before the retained ones were dropped
+	prevNL             bool   // the last dropped byte was "\n"
 	count              limits.LineCounter
 }
 
@@ -105,43 +113,74 @@ func NewTail(maxBytes, maxLines int) *Tail {
 // Write retains the end of p and counts all of it. It never fails.
 func (t *Tail) Write(p []byte) (int, error) {
 	_, _ = t.count.Write(p)
+	if len(p) == 0 {
+		return 0, nil
+	}
 	if len(p) >= t.maxBytes {
-		t.drop(len(t.buf))
 		cut := len(p) - t.maxBytes
-		if cut > 0 {
-			t.prevNL = p[cut-1] == '\n'
-			t.dropped = true
+		switch {
+		case cut > 0:
+			t.prevNL, t.dropped = p[cut-1] == '\n', true
+		case t.n > 0:
+			t.prevNL, t.dropped = t.at(t.n-1) == '\n', true
 		}
-		t.buf = append(t.buf, p[cut:]...)
+		t.grow(t.maxBytes)
+		t.start, t.n = 0, copy(t.buf, p[cut:])
 		return len(p), nil
 	}
-	if len(t.buf)+len(p) > 2*t.maxBytes {
-		t.drop(len(t.buf) + len(p) - t.maxBytes)
+	if over := t.n + len(p) - t.maxBytes; over > 0 {
+		t.prevNL, t.dropped = t.at(over-1) == '\n', true
+		t.start = (t.start + over) % len(t.buf)
+		t.n -= over
 	}
-	t.buf = append(t.buf, p...)
-	return len(p), nil
+	t.grow(t.n + len(p))
+	written := len(p)
+	for len(p) > 0 { // at most twice: up to the ring's end, then from its start
+		end := (t.start + t.n) % len(t.buf)
+		c := copy(t.buf[end:], p)
+		t.n += c
+		p = p[c:]
+	}
+	return written, nil
 }
 
-// drop discards the first n bytes of buf (n ≤ len(buf)).
-func (t *Tail) drop(n int) {
-	if n <= 0 {
+// at returns the i-th retained byte.
+func (t *Tail) at(i int) byte { return t.buf[(t.start+i)%len(t.buf)] }
+
+// grow makes the ring hold at least need bytes (need ≤ maxBytes), doubling
+// up to maxBytes, and lays the retained bytes out from buf[0].
+func (t *Tail) grow(need int) {
+	if need <= len(t.buf) {
 		return
 	}
-	t.prevNL = t.buf[n-1] == '\n'
-	t.dropped = true
-	t.buf = t.buf[:copy(t.buf, t.buf[n:])]
+	size := min(max(need, 2*len(t.buf), 4096), t.maxBytes)
+	nb := make([]byte, size)
+	t.copyOut(nb)
+	t.buf, t.start = nb, 0
+}
+
+// copyOut copies the retained bytes, in order, to dst.
+func (t *Tail) copyOut(dst []byte) {
+	if t.n == 0 {
+		return
+	}
+	first := copy(dst[:t.n], t.buf[t.start:min(len(t.buf), t.start+t.n)])
+	copy(dst[first:t.n], t.buf)
 }
 
 // Snapshot returns what was retained: at most maxBytes bytes and maxLines
 // lines, starting at a line start unless only part of a single line fits.
+// The text shares the ring's memory; later writes change it.
 func (t *Tail) Snapshot() Snapshot {
-	start := max(len(t.buf)-t.maxBytes, 0)
-	atLineStart := !t.dropped || t.prevNL
-	if start > 0 {
-		atLineStart = t.buf[start-1] == '\n'
+	if t.start+t.n > len(t.buf) {
+		// Wrapped: the ring is full; lay it out in place.
+		slices.Reverse(t.buf[:t.start])
+		slices.Reverse(t.buf[t.start:])
+		slices.Reverse(t.buf)
+		t.start = 0
 	}
-	text := t.buf[start:]
-	if !atLineStart {
+	text := t.buf[t.start : t.start+t.n]
+	if t.dropped && !t.prevNL {
 		// Skip the partial first line, unless nothing else is there.
 		if nl := bytes.IndexByte(text, '\n'); nl >= 0 && nl+1 < len(text) {
 			text = text[nl+1:]

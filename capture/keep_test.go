@@ -168,3 +168,100 @@ func BenchmarkTail(b *testing.B) {
 		_, _ = tl.Write(p)
 	}
 }
+
+// refTail is the Tail before it became a ring (it held up to 2*maxBytes),
+// kept as the oracle of FuzzTailMatchesReference.
+// It retains the last maxBytes bytes and maxLines lines of a stream and
+// counts the rest. It holds at most 2*maxBytes bytes. It is not safe for
+// concurrent use.
+type refTail struct {
+	maxBytes, maxLines int
+	buf                []byte
+	dropped            bool // bytes before buf were dropped
+	prevNL             bool // the last dropped byte was "\n"
+	count              limits.LineCounter
+}
+
+// newRefTail returns a Tail with the given caps.
+func newRefTail(maxBytes, maxLines int) *refTail {
+	return &refTail{maxBytes: maxBytes, maxLines: maxLines}
+}
+
+// Write retains the end of p and counts all of it. It never fails.
+func (t *refTail) Write(p []byte) (int, error) {
+	_, _ = t.count.Write(p)
+	if len(p) >= t.maxBytes {
+		t.drop(len(t.buf))
+		cut := len(p) - t.maxBytes
+		if cut > 0 {
+			t.prevNL = p[cut-1] == '\n'
+			t.dropped = true
+		}
+		t.buf = append(t.buf, p[cut:]...)
+		return len(p), nil
+	}
+	if len(t.buf)+len(p) > 2*t.maxBytes {
+		t.drop(len(t.buf) + len(p) - t.maxBytes)
+	}
+	t.buf = append(t.buf, p...)
+	return len(p), nil
+}
+
+// drop discards the first n bytes of buf (n ≤ len(buf)).
+func (t *refTail) drop(n int) {
+	if n <= 0 {
+		return
+	}
+	t.prevNL = t.buf[n-1] == '\n'
+	t.dropped = true
+	t.buf = t.buf[:copy(t.buf, t.buf[n:])]
+}
+
+// Snapshot returns what was retained: at most maxBytes bytes and maxLines
+// lines, starting at a line start unless only part of a single line fits.
+func (t *refTail) Snapshot() Snapshot {
+	start := max(len(t.buf)-t.maxBytes, 0)
+	atLineStart := !t.dropped || t.prevNL
+	if start > 0 {
+		atLineStart = t.buf[start-1] == '\n'
+	}
+	text := t.buf[start:]
+	if !atLineStart {
+		// Skip the partial first line, unless nothing else is there.
+		if nl := bytes.IndexByte(text, '\n'); nl >= 0 && nl+1 < len(text) {
+			text = text[nl+1:]
+		}
+	}
+	if limits.CountLines(text) > t.maxLines {
+		text = text[lastLinesStart(text, t.maxLines):]
+	}
+	return snapshot(text, &t.count, t.count.LastLineBytes())
+}
+
+// FuzzTailMatchesReference: the ring keeps exactly what the former Tail
+// kept, for any input, caps and write sizes.
+func FuzzTailMatchesReference(f *testing.F) {
+	f.Add([]byte("aa\nbb\ncc\n"), uint8(5), uint8(2), uint8(1), uint8(3))
+	f.Add([]byte("x\nabcdefgh\n"), uint8(4), uint8(9), uint8(3), uint8(20))
+	f.Add(bytes.Repeat([]byte("line\n"), 40), uint8(17), uint8(30), uint8(7), uint8(2))
+	f.Fuzz(func(t *testing.T, in []byte, mb, ml, piece, piece2 uint8) {
+		maxBytes, maxLines := int(mb%64)+1, int(ml%8)+1
+		got, want := NewTail(maxBytes, maxLines), newRefTail(maxBytes, maxLines)
+		// Vary the write sizes: alternate two piece lengths.
+		for i, k := 0, 0; i < len(in); k++ {
+			n := int(piece%16) + 1
+			if k%2 == 1 {
+				n = int(piece2%70) + 1
+			}
+			n = min(n, len(in)-i)
+			_, _ = got.Write(in[i : i+n])
+			_, _ = want.Write(in[i : i+n])
+			i += n
+		}
+		gs, ws := got.Snapshot(), want.Snapshot()
+		require.Equal(t, string(ws.Text), string(gs.Text))
+		gs.Text, ws.Text = nil, nil
+		require.Equal(t, ws, gs)
+		require.LessOrEqual(t, len(got.buf), maxBytes)
+	})
+}

@@ -37,18 +37,23 @@ func defaultStreamConfig() streamConfig {
 }
 
 // Streamer cuts one output stream into chunks and hands them to send, from
-// its own goroutine, in order. Write never waits for send: the first
-// StreamFullBytes bytes are all sent (coalesced to StreamChunkBytes or
-// StreamFlushInterval); past them at most StreamThrottledChunksPerSecond chunks
-// a second carry the latest output, with SkippedBytes counting what was not
-// sent. The last chunk, written by Close, is sent at once. Memory is bounded by
-// StreamFullBytes plus two chunks. When send fails, streaming stops.
+// its own goroutine, in order. The first StreamFullBytes bytes are all sent
+// (coalesced to StreamChunkBytes or StreamFlushInterval); past them at most
+// StreamThrottledChunksPerSecond chunks a second carry the latest output, with
+// SkippedBytes counting what was not sent. The last chunk, written by Close, is
+// sent at once. Memory is bounded by StreamFullBytes plus two chunks per
+// Streamer, and by StreamPendingBytes of unsent full-fidelity output for all
+// Streamers together: Write waits for sends only while that shared bound is
+// reached. When send fails, streaming stops and Write no longer waits.
 type Streamer struct {
 	stream string
 	send   func(Chunk) error
 	cfg    streamConfig
 	kick   chan struct{}
 	done   chan struct{}
+	stop   chan struct{} // closed when send fails or Close starts
+	budget *budget
+	held   int // bytes of budget held: len(pending) as run last saw it
 
 	mu           sync.Mutex
 	pending      []byte // full-fidelity bytes not yet sent
@@ -69,50 +74,78 @@ func NewStreamer(stream string, send func(Chunk) error) *Streamer {
 }
 
 func newStreamer(stream string, send func(Chunk) error, cfg streamConfig) *Streamer {
-	s := &Streamer{stream: stream, send: send, cfg: cfg, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	return newStreamerBudget(stream, send, cfg, pendingBudget)
+}
+
+func newStreamerBudget(stream string, send func(Chunk) error, cfg streamConfig, b *budget) *Streamer {
+	s := &Streamer{stream: stream, send: send, cfg: cfg, kick: make(chan struct{}, 1), done: make(chan struct{}),
+		stop: make(chan struct{}), budget: b}
 	go s.run()
 	return s
 }
 
-// Write queues p for streaming. It never fails and never blocks on send.
+// Write queues p for streaming. It never fails; it waits only while the
+// unsent full-fidelity output of all Streamers is at StreamPendingBytes.
 func (s *Streamer) Write(p []byte) (int, error) {
 	n := len(p)
+	for {
+		s.mu.Lock()
+		room := s.cfg.fullBytes - s.accepted
+		s.mu.Unlock()
+		if room <= 0 || len(p) == 0 {
+			break
+		}
+		got := s.budget.acquire(int(min(int64(len(p)), room)), s.stop)
+		if got == 0 {
+			return n, nil // failed or closed
+		}
+		s.queueFull(p[:got])
+		p = p[got:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
 	s.mu.Lock()
 	if s.closed || s.failed {
 		s.mu.Unlock()
 		return n, nil
 	}
-	wake := false
-	if room := s.cfg.fullBytes - s.accepted; room > 0 && len(p) > 0 {
-		take := int(min(int64(len(p)), room))
-		if len(s.pending) == 0 {
-			s.pendingSince = time.Now()
-			wake = true
+	s.unsent += int64(len(p))
+	keep := 2 * s.cfg.chunkBytes
+	if len(p) >= keep {
+		s.latest = append(s.latest[:0], p[len(p)-keep:]...)
+	} else {
+		if len(s.latest)+len(p) > keep {
+			drop := len(s.latest) + len(p) - keep
+			s.latest = s.latest[:copy(s.latest, s.latest[drop:])]
 		}
-		s.pending = append(s.pending, p[:take]...)
-		s.accepted += int64(take)
-		p = p[take:]
-		wake = wake || len(s.pending) >= s.cfg.chunkBytes || s.accepted == s.cfg.fullBytes
+		s.latest = append(s.latest, p...)
 	}
-	if len(p) > 0 {
-		s.unsent += int64(len(p))
-		keep := 2 * s.cfg.chunkBytes
-		if len(p) >= keep {
-			s.latest = append(s.latest[:0], p[len(p)-keep:]...)
-		} else {
-			if len(s.latest)+len(p) > keep {
-				drop := len(s.latest) + len(p) - keep
-				s.latest = s.latest[:copy(s.latest, s.latest[drop:])]
-			}
-			s.latest = append(s.latest, p...)
-		}
-		wake = true
+	s.mu.Unlock()
+	s.wake()
+	return n, nil
+}
+
+// queueFull appends p, whose budget is held, to the full-fidelity bytes.
+func (s *Streamer) queueFull(p []byte) {
+	s.mu.Lock()
+	if s.closed || s.failed {
+		s.mu.Unlock()
+		s.budget.release(len(p))
+		return
 	}
+	wake := len(s.pending) == 0
+	if wake {
+		s.pendingSince = time.Now()
+	}
+	s.pending = append(s.pending, p...)
+	s.held += len(p)
+	s.accepted += int64(len(p))
+	wake = wake || len(s.pending) >= s.cfg.chunkBytes || s.accepted == s.cfg.fullBytes
 	s.mu.Unlock()
 	if wake {
 		s.wake()
 	}
-	return n, nil
 }
 
 func (s *Streamer) wake() {
@@ -126,6 +159,9 @@ func (s *Streamer) wake() {
 // handed to send; no chunk is sent after Close returns.
 func (s *Streamer) Close() {
 	s.mu.Lock()
+	if !s.closed && !s.failed {
+		close(s.stop)
+	}
 	s.closed = true
 	s.mu.Unlock()
 	s.wake()
@@ -146,10 +182,16 @@ func (s *Streamer) run() {
 	for {
 		s.mu.Lock()
 		c, wait, exit := s.next(time.Now())
+		freed := s.held - len(s.pending)
+		s.held = len(s.pending)
 		s.mu.Unlock()
+		s.budget.release(freed)
 		if c != nil {
 			if err := s.send(*c); err != nil {
 				s.mu.Lock()
+				if !s.closed && !s.failed {
+					close(s.stop)
+				}
 				s.failed = true
 				s.mu.Unlock()
 			} else {

@@ -136,3 +136,78 @@ func BenchmarkStreamerThrottled(b *testing.B) {
 		_, _ = s.Write(p)
 	}
 }
+
+// gate is a send that blocks until opened, then records chunks.
+type gate struct {
+	sink
+	open chan struct{}
+}
+
+func (g *gate) send(c Chunk) error {
+	<-g.open
+	return g.sink.send(c)
+}
+
+// TestStreamersSharePendingBudget: two Streamers share a 16-byte budget of
+// unsent full-fidelity output. While sends are stuck, Write waits once the
+// budget is held (pacing the command) instead of buffering more; once sends
+// go through, every byte arrives in order and the budget is whole again.
+// Before the shared bound each Streamer buffered up to fullBytes.
+func TestStreamersSharePendingBudget(t *testing.T) {
+	b := newBudget(16)
+	g := &gate{open: make(chan struct{})}
+	cfg := smallConfig()
+	cfg.fullBytes = 1000
+	a := newStreamerBudget("stdout", g.send, cfg, b)
+	c := newStreamerBudget("stderr", g.send, cfg, b)
+	in := strings.Repeat("0123456789", 10)
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		writeIn(a, []byte(in), 7)
+		writeIn(c, []byte(in), 7)
+	}()
+	require.Eventually(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.free == 0
+	}, 5*time.Second, time.Millisecond)
+	select {
+	case <-wrote:
+		t.Fatal("Write buffered past the shared budget while sends were stuck")
+	case <-time.After(20 * time.Millisecond): // not a speed assertion: Write must still be waiting
+	}
+	close(g.open)
+	<-wrote
+	a.Close()
+	c.Close()
+	got := map[string]string{}
+	for _, ch := range g.chunks {
+		got[ch.Stream] += ch.Data
+	}
+	require.Equal(t, map[string]string{"stdout": in, "stderr": in}, got)
+	require.Equal(t, 16, b.free)
+}
+
+// TestStreamerFailureReleasesBudget: a Streamer whose send fails gives its
+// budget back, and a Write waiting for budget held by it returns.
+func TestStreamerFailureReleasesBudget(t *testing.T) {
+	b := newBudget(8)
+	var k sink
+	k.fail = true
+	cfg := smallConfig()
+	cfg.fullBytes = 1000
+	s := newStreamerBudget("stdout", k.send, cfg, b)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		writeIn(s, []byte(strings.Repeat("x", 100)), 10)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Write still waiting for budget after send failed")
+	}
+	s.Close()
+	require.Equal(t, 8, b.free)
+}

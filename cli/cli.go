@@ -9,9 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
+	"time"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
@@ -28,6 +32,11 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	// replies responsive while they run. An explicit GOMAXPROCS wins.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+	// Garbage, not live data, is what would make 64 output-heavy calls cost
+	// hundreds of MB. An explicit GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limits.SoftMemoryBytes)
 	}
 	if len(args) > 0 && args[0] == "mcp" {
 		return runMCP(args[1:], stdin, stdout, stderr)
@@ -53,6 +62,12 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 0
 	}
 	logger := log.New(stderr, "toolrpc: ", log.LstdFlags|log.Lmicroseconds)
+	if f, ok := stderr.(*os.File); ok && *logFile == "" && fs.NArg() == 0 {
+		// Serving: a host that stops reading stderr must not block the server.
+		logQueue := newQueuedWriter(f)
+		defer logQueue.flush(logFlushWait)
+		logger.SetOutput(logQueue)
+	}
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -95,5 +110,14 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	if stdout == os.Stdout {
+		stdout = hostStdout()
+	}
+	// Before the first call: the guardian that kills the calls' trees if this
+	// server is SIGKILLed, and the sweep of what dead servers left running.
+	procgroup.Guard()
 	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logger: logger})
 }
+
+// logFlushWait bounds how long exit waits for queued log lines to reach stderr.
+const logFlushWait = 200 * time.Millisecond

@@ -75,6 +75,11 @@ const (
 	StreamFullBytes = 1 * MiB
 	// StreamThrottledChunksPerSecond caps chunks per second past StreamFullBytes.
 	StreamThrottledChunksPerSecond = 4
+	// StreamPendingBytes bounds the full-fidelity output of all running
+	// calls together that waits to be sent; past it, commands are paced by
+	// the host's reading (their output pipes fill) instead of piling up in
+	// the server's memory.
+	StreamPendingBytes = 8 * MiB
 )
 
 // Edit payload (SPEC §8).
@@ -102,6 +107,14 @@ const (
 	// BinaryNonPrintablePercent is the share of non-printable bytes above which
 	// the sniffed head marks a file as binary.
 	BinaryNonPrintablePercent = 30
+)
+
+// Files whose stat size is 0 yet hold text, as /proc files do (SPEC §4).
+const (
+	// UnsizedFileMaxBytes bounds how much of a regular file that reports
+	// size 0 Read and Grep read (to its end, never trusting the size); Read
+	// holds it in memory for one consistent pass.
+	UnsizedFileMaxBytes = 8 * MiB
 )
 
 // Protocol (SPEC §1).

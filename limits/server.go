@@ -10,6 +10,20 @@ const (
 	// HostPollInterval is how often the host's processId is checked when no
 	// pidfd is available.
 	HostPollInterval = 250 * time.Millisecond
+	// EndingWriteGrace is how long, once the session is ending (exit, end of
+	// input, host death, SIGTERM), a write to the host may still block: a
+	// host that stopped reading cannot keep the server alive.
+	EndingWriteGrace = 1 * time.Second
+	// ExitBackstop bounds how long an ending session waits for its calls to
+	// reply when the output cannot take a write deadline (a terminal, a
+	// regular file); past it the server exits without them.
+	ExitBackstop = 5 * time.Second
+	// SoftMemoryBytes is the Go runtime's soft memory limit for the server
+	// (unless GOMEMLIMIT is set): the collector works harder as the heap
+	// nears it, instead of letting garbage double the live heap. What the
+	// server keeps alive is bounded by the capture caps of at most
+	// MaxConcurrentCalls calls plus StreamPendingBytes.
+	SoftMemoryBytes = 128 * MiB
 )
 
 // MCP mode (`toolrpc mcp`, SPEC §12).

@@ -133,6 +133,9 @@ func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}
+	if err := ctx.Err(); err != nil { // a cancelled call touches no file
+		return applied{}, fmt.Errorf("edit %s: cancelled; the file is unchanged: %w", name, err)
+	}
 	af, err := atomicfile.Replace(abs, fi)
 	if err != nil {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)

@@ -95,6 +95,9 @@ func unshape(ctx context.Context, abs, content string, exists bool) ([]byte, str
 // create writes data to abs atomically: a replacement of the existing file
 // fi, or a new file in (new) parent directories.
 func create(ctx context.Context, abs, name string, data []byte, fi fs.FileInfo, private bool) error {
+	if err := ctx.Err(); err != nil { // a cancelled call touches no file
+		return fmt.Errorf("write %s: cancelled; nothing was written: %w", name, err)
+	}
 	fm, dm := fileMode, dirMode
 	if private {
 		fm, dm = privateFileMode, privateDirMode

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"sort"
@@ -22,12 +24,12 @@ import (
 
 // bashParams are the params of tools/bash (SPEC §6).
 type bashParams struct {
-	Command       *string           `json:"command"`
-	Cwd           *string           `json:"cwd"`
-	Env           map[string]string `json:"env"`
-	Stdin         *string           `json:"stdin"`
-	Timeout       *float64          `json:"timeout"`
-	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+	Command       *string         `json:"command"`
+	Cwd           *string         `json:"cwd"`
+	Env           rpc.StringMap   `json:"env"` // [] is accepted as {} (SPEC §1)
+	Stdin         *string         `json:"stdin"`
+	Timeout       *float64        `json:"timeout"`
+	WorkDoneToken json.RawMessage `json:"workDoneToken"`
 }
 
 // streamInfo is StreamInfo of SPEC §6.
@@ -185,7 +187,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	errKeep := capture.NewTail(limits.CaptureMaxBytes, limits.CaptureMaxLines)
 
 	start := time.Now()
-	g, err := procgroup.Start(procgroup.Spec{
+	g, err := procgroup.StartContext(ctx, procgroup.Spec{
 		Command: r.command,
 		Dir:     r.dir,
 		Env:     r.env,
@@ -196,6 +198,10 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		outStream.Close()
 		errStream.Close()
+		if _, serr := os.Stat(r.dir); errors.Is(serr, fs.ErrNotExist) {
+			// exec reports a missing working directory as a missing bash.
+			return nil, rpc.Errorf(rpc.NotFound, "bash: working directory %s no longer exists", r.dir)
+		}
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 	st, stop, err := bashWait(ctx, g, r.timeout)

@@ -19,10 +19,10 @@ func globMethod() Method {
 		Tool: true,
 		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
 			"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
-			"Files only. Honours .gitignore, .ignore and .git/info/exclude; an explicit path reaches ignored trees. "+
+			"Files only. "+ignoreRuleText+
 			"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset. "+
 			"A pattern may hold at most %d {…} groups.",
-			limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
+			limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
 			limits.GlobMaxBraceGroups),
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["pattern"],"properties":{`+
 			`"pattern":{"type":"string","description":"doublestar pattern relative to path"},`+
@@ -31,6 +31,13 @@ func globMethod() Method {
 		Call: globCall,
 	}
 }
+
+// ignoreRuleText states the ignore rules in grep's and glob's descriptions
+// (SPEC §5); its %d is limits.IgnoredCountEntries.
+const ignoreRuleText = "Honours git's ignore rules exactly (.gitignore at every level, .git/info/exclude, the global " +
+	"core.excludesFile) plus .ignore files. When ignore rules excluded files under path and the result is shorter than its " +
+	"limit, notice says how many (counting reads at most %d directory entries below ignored directories) and names one rule " +
+	"as file:line pattern; an explicit path reaches ignored files. "
 
 type globParams struct {
 	Pattern *string `json:"pattern"`
@@ -79,11 +86,16 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
-	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir)
+	ex := &walk.Excluded{}
+	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir, ex)
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
-	return globWindow(s, files, offset, limit), nil
+	res := globWindow(s, files, offset, limit)
+	if !res.Truncated && int64(res.Count) < limit {
+		res.Notice = search.IgnoredNotice(ctx, ex, s.Roots.DisplayOf, "matching files")
+	}
+	return res, nil
 }
 
 // globWindow shows limit files from offset, as many as the result budget holds.

@@ -18,13 +18,12 @@ func grepMethod() Method {
 		Name: "tools/grep",
 		Tool: true,
 		Description: fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
-			"(modification time, then path; lines in file order). Honours .gitignore, .ignore and "+
-			".git/info/exclude; an explicit path reaches ignored trees. outputMode filesWithMatches "+
+			"(modification time, then path; lines in file order). "+ignoreRuleText+"outputMode filesWithMatches "+
 			"(default), content (matching lines with optional before/after/context lines) or count. "+
 			"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
 			"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
 			"A glob may hold at most %d {…} groups.",
-			limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
+			limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
 			limits.GlobMaxBraceGroups),
 		InputSchema: json.RawMessage(`{"type":"object","required":["pattern"],"properties":{` +
 			`"pattern":{"type":"string","description":"RE2 regular expression"},` +

@@ -78,7 +78,9 @@ func TestGrepModes(t *testing.T) {
 
 	files, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO"})
 	require.Nil(t, rerr)
-	require.Equal(t, search.FilesResult{Files: []string{"new.go", "mid.txt", "sub/old.go"}, Count: 3}, files)
+	// node_modules/ excluded one file the result would otherwise have searched.
+	ignored := "Ignore rules excluded 1 file under the searched path (.gitignore:1 node_modules/ excluded 1); an explicit path reaches ignored files."
+	require.Equal(t, search.FilesResult{Files: []string{"new.go", "mid.txt", "sub/old.go"}, Count: 3, Notice: ignored}, files)
 
 	for _, spelling := range []string{"files_with_matches", "files-with-matches", "filesWithMatches"} {
 		got, rerr := grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": spelling})
@@ -88,10 +90,11 @@ func TestGrepModes(t *testing.T) {
 
 	counts, rerr := grepTestRun[search.CountResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "outputMode": "count"})
 	require.Nil(t, rerr)
-	require.Equal(t, search.CountResult{Counts: []search.CountEntry{{Path: "new.go", Count: 1}, {Path: "mid.txt", Count: 2}, {Path: "sub/old.go", Count: 2}}, Count: 5}, counts)
+	require.Equal(t, search.CountResult{Counts: []search.CountEntry{{Path: "new.go", Count: 1}, {Path: "mid.txt", Count: 2}, {Path: "sub/old.go", Count: 2}}, Count: 5, Notice: ignored}, counts)
 
 	content, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "todo", "caseInsensitive": true, "outputMode": "content", "glob": "*.txt"})
 	require.Nil(t, rerr)
+	// The glob keeps no ignored file: no notice.
 	mid, err := os.ReadFile(filepath.Join(s.Roots.First(), "mid.txt"))
 	require.NoError(t, err)
 	require.Equal(t, search.ContentResult{

@@ -29,7 +29,7 @@ func limitValues() map[int64]string {
 		"StreamThrottledChunksPerSecond": limits.StreamThrottledChunksPerSecond,
 		"EditMaxBytes":                   limits.EditMaxBytes, "EditMaxOps": limits.EditMaxOps, "EditContextLines": limits.EditContextLines,
 		"SniffBytes": limits.SniffBytes, "BinaryNonPrintablePercent": limits.BinaryNonPrintablePercent,
-		"GlobMaxBraceGroups": limits.GlobMaxBraceGroups,
+		"GlobMaxBraceGroups": limits.GlobMaxBraceGroups, "IgnoredCountEntries": limits.IgnoredCountEntries,
 	}
 	out := map[int64]string{}
 	for name, v := range named {
@@ -68,9 +68,9 @@ func TestToolDescriptionsStateTheirLimits(t *testing.T) {
 	want := map[string][]string{
 		"tools/read": {strconv.Itoa(limits.ReadDefaultLimit), strconv.Itoa(limits.ReadMaxLimit),
 			strconv.Itoa(limits.MaxLineChars), kb(limits.SearchBudgetBytes)},
-		"tools/grep": {strconv.Itoa(limits.GrepDefaultHeadLimit), strconv.Itoa(limits.MaxLineChars),
+		"tools/grep": {strconv.Itoa(limits.IgnoredCountEntries), strconv.Itoa(limits.GrepDefaultHeadLimit), strconv.Itoa(limits.MaxLineChars),
 			kb(limits.SearchBudgetBytes), strconv.Itoa(limits.SearchBudgetLines)},
-		"tools/glob": {strconv.Itoa(limits.GlobDefaultLimit), strconv.Itoa(limits.GlobMaxLimit), kb(limits.SearchBudgetBytes)},
+		"tools/glob": {strconv.Itoa(limits.IgnoredCountEntries), strconv.Itoa(limits.GlobDefaultLimit), strconv.Itoa(limits.GlobMaxLimit), kb(limits.SearchBudgetBytes)},
 		"tools/bash": {strconv.Itoa(limits.BashDefaultTimeoutSeconds), strconv.Itoa(limits.BashMaxTimeoutSeconds),
 			strconv.Itoa(limits.ShellBudgetLines), kb(limits.ShellBudgetBytes), kb(limits.CaptureMaxBytes)},
 		"tools/edit": {strconv.Itoa(limits.EditMaxOps), strconv.Itoa(limits.EditMaxBytes), strconv.Itoa(limits.MaxLineChars)},

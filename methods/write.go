@@ -3,7 +3,10 @@ package methods
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/roots"
@@ -57,7 +60,14 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
 
+	if err := ctx.Err(); err != nil { // a cancelled call touches no file
+		return nil, err
+	}
 	scratch := rp.Root == roots.Scratch
+	if _, err := os.Stat(rp.RootDir); !scratch && errors.Is(err, fs.ErrNotExist) {
+		// Creating the parents would recreate a root the user deleted.
+		return nil, rpc.Errorf(rpc.NotFound, "write %s: the root %s no longer exists; not recreating it", rp.Display, rp.RootDir)
+	}
 	if scratch {
 		// The session dir must exist with its lock held, or another
 		// server's start-up sweep could remove what is written here.

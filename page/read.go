@@ -1,9 +1,11 @@
 package page
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -102,12 +104,13 @@ func scan(ctx context.Context, f *os.File, fi fs.FileInfo, name string, offset, 
 		if isBinary {
 			return nil, nil, binary(name, fi.Size(), reason)
 		}
-		ix, err := cache.Index(ctx, f, fi)
+		ix, src, cut, err := index(ctx, f, fi, cache)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		w := newWindow(name, sourceset.TagSum(ix.CRC), offset, limit)
-		if err := ix.Scan(ctx, f, offset, linePrefix, w.add); err != nil {
+		w.unsizedCut = cut
+		if err := ix.Scan(ctx, src, offset, linePrefix, w.add); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		after, err := f.Stat()
@@ -123,6 +126,24 @@ func scan(ctx context.Context, f *os.File, fi fs.FileInfo, name string, offset, 
 		}
 		fi = after
 	}
+}
+
+// index returns the line index of the open file and what to scan it from:
+// the file itself, through the identity-keyed cache; or, for a regular file
+// whose stat size is 0 (a /proc file), a snapshot read to its end (up to
+// limits.UnsizedFileMaxBytes; cut reports a longer file), never cached
+// (SPEC §4).
+func index(ctx context.Context, f *os.File, fi fs.FileInfo, cache *lineindex.Cache) (ix *lineindex.Index, src io.ReaderAt, cut bool, err error) {
+	if fi.Size() != 0 {
+		ix, err = cache.Index(ctx, f, fi)
+		return ix, f, false, err
+	}
+	data, cut, err := lineindex.ReadUnsized(f, limits.UnsizedFileMaxBytes)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	ix, err = lineindex.Build(ctx, bytes.NewReader(data))
+	return ix, bytes.NewReader(data), cut, err
 }
 
 // checkMode refuses directories and anything that is not a regular file.

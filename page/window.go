@@ -23,6 +23,7 @@ type window struct {
 	runs          [][2]int64 // whole lines, for the source set
 	run           [2]int64   // current run; run[0] == 0 when none
 	num           []byte
+	unsizedCut    bool // a file reporting size 0 went on past UnsizedFileMaxBytes
 }
 
 func newWindow(display, tag string, offset, limit int64) *window {
@@ -109,6 +110,9 @@ func (w *window) notice(total int64) string {
 	if w.lossy > 0 {
 		parts = append(parts, fmt.Sprintf("%s with bytes that are not valid UTF-8, shown as U+FFFD and counted as clipped.",
 			plural(w.lossy, "line", "lines")))
+	}
+	if w.unsizedCut {
+		parts = append(parts, fmt.Sprintf("The file reports size 0; only its first %d MiB were read.", limits.UnsizedFileMaxBytes/limits.MiB))
 	}
 	return strings.Join(parts, " ")
 }

@@ -109,8 +109,9 @@ func ownCgroup() string {
 	return "/"
 }
 
-// sweepStaleCgroups removes call cgroups of servers that no longer run; rmdir
-// fails harmlessly on one still populated.
+// sweepStaleCgroups kills the processes left in the call cgroups of servers
+// that no longer run (a server SIGKILLed together with its guardian), then
+// removes the cgroups.
 func sweepStaleCgroups(base string) {
 	ents, err := os.ReadDir(base)
 	if err != nil {
@@ -129,7 +130,9 @@ func sweepStaleCgroups(base string) {
 		if unix.Kill(pid, 0) == nil {
 			continue
 		}
-		_ = os.Remove(filepath.Join(base, e.Name()))
+		c := &callCgroup{dir: filepath.Join(base, e.Name()), fd: -1}
+		_, _ = c.kill()
+		c.remove()
 	}
 }
 
@@ -202,7 +205,9 @@ func (c *callCgroup) populated() (bool, error) {
 
 // remove deletes the (empty) cgroup.
 func (c *callCgroup) remove() {
-	_ = unix.Close(c.fd)
+	if c.fd >= 0 {
+		_ = unix.Close(c.fd)
+	}
 	for i := 0; i < 100; i++ {
 		err := os.Remove(c.dir)
 		if err == nil || errors.Is(err, os.ErrNotExist) {

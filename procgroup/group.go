@@ -1,6 +1,7 @@
 package procgroup
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -29,7 +30,7 @@ var drainGrace = 200 * time.Millisecond
 var drainBackstop = 2 * time.Second
 
 // readBufBytes is the read size of the output pipes.
-const readBufBytes = 256 << 10
+const readBufBytes = 128 << 10
 
 // pipeBytes is the pipe capacity asked for, so a fast writer needs fewer
 // wake-ups; the kernel may grant less.
@@ -81,13 +82,19 @@ type Group struct {
 }
 
 // Start runs the command. The caller must call Wait.
-func Start(spec Spec) (*Group, error) {
+func Start(spec Spec) (*Group, error) { return StartContext(context.Background(), spec) }
+
+// StartContext is Start, except that a ctx already done when the command is
+// about to be spawned fails the start with ctx's error: a cancelled call never
+// starts its command. Once started, the command is not tied to ctx (see Kill).
+func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	shell, err := exec.LookPath("bash")
 	if err != nil {
 		if shell, err = exec.LookPath("sh"); err != nil {
 			return nil, fmt.Errorf("start %q: no bash or sh: %w", spec.Command, err)
 		}
 	}
+	Guard()
 	cookie := newCookie()
 	g := &Group{cookie: cookie, exited: make(chan struct{}), killed: make(chan struct{})}
 	cmd := exec.Command(shell, "-c", spec.Command)
@@ -96,44 +103,10 @@ func Start(spec Spec) (*Group, error) {
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", CookieEnv+"="+cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	var closeAfterStart []*os.File
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			_ = f.Close()
-		}
+	closeAfterStart, err := g.pipes(cmd, &spec)
+	if err != nil {
+		return nil, err
 	}
-	if spec.Stdin == nil {
-		null, err := os.Open(os.DevNull)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-		}
-		cmd.Stdin = null
-		closeAfterStart = append(closeAfterStart, null)
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, fmt.Errorf("stdin pipe: %w", err)
-		}
-		cmd.Stdin = r
-		g.stdinW = w
-		closeAfterStart = append(closeAfterStart, r)
-	}
-	for _, dst := range []*io.Writer{&spec.Stdout, &spec.Stderr} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(closeAfterStart)
-			closeAll(g.outs)
-			return nil, fmt.Errorf("output pipe: %w", err)
-		}
-		_, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeBytes)
-		g.outs = append(g.outs, r)
-		closeAfterStart = append(closeAfterStart, w)
-		if *dst == nil {
-			*dst = io.Discard
-		}
-	}
-	cmd.Stdout = closeAfterStart[len(closeAfterStart)-2]
-	cmd.Stderr = closeAfterStart[len(closeAfterStart)-1]
 
 	if !spec.noCgroup && useCgroup() {
 		if cg, err := newCallCgroup(); err == nil {
@@ -144,8 +117,10 @@ func Start(spec Spec) (*Group, error) {
 	} else {
 		becomeSubreaper()
 	}
-	err = cmd.Start()
-	if err != nil && g.cg != nil {
+	if err = ctx.Err(); err == nil {
+		err = cmd.Start()
+	}
+	if err != nil && g.cg != nil && ctx.Err() == nil {
 		// The kernel may refuse CLONE_INTO_CGROUP; run this command without it.
 		g.cg.remove()
 		g.cg = nil
@@ -158,6 +133,9 @@ func Start(spec Spec) (*Group, error) {
 	}
 	closeAll(closeAfterStart)
 	if err != nil {
+		if g.cg != nil {
+			g.cg.remove()
+		}
 		closeAll(g.outs)
 		if g.stdinW != nil {
 			_ = g.stdinW.Close()
@@ -185,10 +163,61 @@ func Start(spec Spec) (*Group, error) {
 	return g, nil
 }
 
+// newCookie returns a fresh cookie: serverPrefix, so the guardian and later
+// sweeps know whose command carries it, then 12 random bytes.
+// pipes sets the command's stdin (the Spec's text through a pipe, or
+// /dev/null) and its stdout and stderr pipes, whose read ends the Group keeps.
+// It returns the ends the command alone must hold, to close once it started.
+func (g *Group) pipes(cmd *exec.Cmd, spec *Spec) ([]*os.File, error) {
+	var closeAfterStart []*os.File
+	if spec.Stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+		}
+		cmd.Stdin = null
+		closeAfterStart = append(closeAfterStart, null)
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdin pipe: %w", err)
+		}
+		cmd.Stdin = r
+		g.stdinW = w
+		closeAfterStart = append(closeAfterStart, r)
+	}
+	for _, dst := range []*io.Writer{&spec.Stdout, &spec.Stderr} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(closeAfterStart)
+			closeAll(g.outs)
+			if g.stdinW != nil {
+				_ = g.stdinW.Close()
+			}
+			return nil, fmt.Errorf("output pipe: %w", err)
+		}
+		_, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeBytes)
+		g.outs = append(g.outs, r)
+		closeAfterStart = append(closeAfterStart, w)
+		if *dst == nil {
+			*dst = io.Discard
+		}
+	}
+	cmd.Stdout = closeAfterStart[len(closeAfterStart)-2]
+	cmd.Stderr = closeAfterStart[len(closeAfterStart)-1]
+	return closeAfterStart, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
 func newCookie() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return serverPrefix() + hex.EncodeToString(b[:])
 }
 
 // Pid returns the shell's process id (also the process group id).
@@ -214,15 +243,44 @@ func (g *Group) watchExit() {
 	}
 }
 
+// readBufs holds the output pipes' read buffers. A reader takes one only
+// once its pipe is readable and returns it after handing the bytes on, so
+// idle commands hold none.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufBytes); return &b }}
+
 func (g *Group) copyOut(r *os.File, w io.Writer) {
 	defer g.readers.Done()
-	buf := make([]byte, readBufBytes)
+	rc, err := r.SyscallConn()
+	if err != nil {
+		_, _ = io.Copy(w, r)
+		return
+	}
 	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
+		var buf *[]byte
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			b := readBufs.Get().(*[]byte)
+			for {
+				n, rerr = unix.Read(int(fd), *b)
+				if !errors.Is(rerr, unix.EINTR) {
+					break
+				}
+			}
+			if errors.Is(rerr, unix.EAGAIN) {
+				readBufs.Put(b)
+				return false // wait until readable
+			}
+			buf = b
+			return true
+		})
+		if buf != nil && n > 0 {
+			_, _ = w.Write((*buf)[:n])
 		}
-		if err != nil {
+		if buf != nil {
+			readBufs.Put(buf)
+		}
+		if err != nil || rerr != nil || n <= 0 {
 			return
 		}
 	}

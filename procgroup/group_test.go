@@ -2,8 +2,10 @@ package procgroup
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -256,4 +258,20 @@ func BenchmarkKillTree50(b *testing.B) {
 	}
 	b.ReportMetric(float64(kill.Microseconds())/1000/float64(b.N), "kill-ms/op")
 	b.ReportMetric(float64(wait.Microseconds())/1000/float64(b.N), "wait-ms/op")
+}
+
+// TestStartContextCancelled: a context done before the spawn fails the start
+// with its error, and the command never runs.
+func TestStartContextCancelled(t *testing.T) {
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := StartContext(ctx, Spec{Command: "echo x > ran", Dir: dir, noCgroup: m.noCgroup})
+			require.ErrorIs(t, err, context.Canceled)
+			_, statErr := os.Stat(filepath.Join(dir, "ran"))
+			require.True(t, os.IsNotExist(statErr), "the command ran")
+		})
+	}
 }

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -30,11 +32,16 @@ var maxFrameBytes int64 = limits.MaxFrameBytes
 // (-1, 1e3, 2^64) is echoed exactly.
 type Stream struct {
 	r   *lspframe.Reader
+	in  *countingReader
 	c   io.Closer
 	log *log.Logger
+	inputMarks
 
 	wmu sync.Mutex
 	w   *bufio.Writer
+	// dl is the output when it takes write deadlines (a pollable pipe or
+	// socket), else nil.
+	dl interface{ SetWriteDeadline(time.Time) error }
 }
 
 // NewStream returns a Stream reading frames from r and writing them to w;
@@ -43,9 +50,19 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Strea
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
-	s := &Stream{r: lspframe.NewReader(r, maxFrameBytes), w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	in := &countingReader{r: r}
+	s := &Stream{r: lspframe.NewReader(in, maxFrameBytes), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	s.handledCh = make(chan struct{})
 	s.r.OnJunk = func(line []byte) { s.log.Printf("ignoring malformed header line %q", clipForLog(line)) }
+	s.dl, _ = w.(interface{ SetWriteDeadline(time.Time) error })
 	return s
+}
+
+// endWrites makes every write still blocked at t, and every later one, fail
+// once t has passed, when the output takes write deadlines. It reports
+// whether it does.
+func (s *Stream) endWrites(t time.Time) bool {
+	return s.dl != nil && s.dl.SetWriteDeadline(t) == nil
 }
 
 // Close closes the underlying input.
@@ -60,8 +77,12 @@ func (s *Stream) Close() error {
 var errSkip = errors.New("frame skipped")
 
 // ReadObject reads the next valid request into v (a jsonrpc2 message).
+//
+// It runs in the read loop, which handles each message before it reads the
+// next: on entry, every message before the read position has been handled.
 func (s *Stream) ReadObject(v any) error {
 	for {
+		s.setHandled(s.in.n - int64(s.r.Buffered()))
 		body, err := s.r.Read()
 		var herr *lspframe.HeaderError
 		if errors.As(err, &herr) {
@@ -69,6 +90,7 @@ func (s *Stream) ReadObject(v any) error {
 			continue
 		}
 		if err != nil {
+			s.setHandled(math.MaxInt64) // nothing more will be handled
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				s.log.Printf("input ended inside a frame: %v", err)
 			}
@@ -82,6 +104,7 @@ func (s *Stream) ReadObject(v any) error {
 			s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
 			continue
 		}
+		s.mark = s.in.n + s.in.waiting()
 		return nil
 	}
 }

@@ -13,7 +13,18 @@
 //
 // initialize must come first (-32002 otherwise); shutdown cancels running calls
 // and releases the session; exit ends the process (0 after shutdown, else 1);
-// EOF on the input behaves like shutdown followed by exit.
+// EOF on the input behaves like shutdown followed by exit. Once the session is
+// ending (exit, end of input, host death, a done context), writes to the host
+// get a deadline (limits.EndingWriteGrace) and the exit waits at most
+// limits.ExitBackstop for the calls' replies, so a host that stopped reading
+// cannot keep the server alive.
+//
+// # Cancellation
+//
+// A call starts only once every message that had arrived with its request has
+// been handled, so a $/cancelRequest written together with its request always
+// wins. Numerically equal ids (7 and 7.0) are one id for cancellation and
+// duplicate detection.
 //
 // # Errors
 //

@@ -9,6 +9,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -33,6 +34,10 @@ type Options struct {
 	MaxConcurrent int
 	// Logger receives diagnostics; nil discards them. Never stdout.
 	Logger *log.Logger
+	// OnEnding, when set, is called once as the session starts ending (exit,
+	// end of input, host death, ctx done), before its calls are cancelled:
+	// main bounds its other writes to the host there.
+	OnEnding func()
 }
 
 type state int
@@ -60,6 +65,9 @@ type server struct {
 	shutdownOnce sync.Once
 	exitOnce     sync.Once
 	exit         chan int
+	endOnce      sync.Once
+	onEnding     func()
+	hostGone     chan struct{} // closed when the processId host has exited
 }
 
 // Serve runs the JSON-RPC server on in/out until exit, end of input or host
@@ -79,13 +87,15 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 	}
 	stream := NewStream(in, out, closer, logger)
 	s := &server{
-		stream:  stream,
-		svc:     svc,
-		log:     logger,
-		sem:     make(chan struct{}, opts.MaxConcurrent),
-		base:    context.WithoutCancel(ctx),
-		running: map[string]context.CancelFunc{},
-		exit:    make(chan int, 1),
+		stream:   stream,
+		svc:      svc,
+		log:      logger,
+		sem:      make(chan struct{}, opts.MaxConcurrent),
+		base:     context.WithoutCancel(ctx),
+		running:  map[string]context.CancelFunc{},
+		exit:     make(chan int, 1),
+		onEnding: opts.OnEnding,
+		hostGone: make(chan struct{}),
 	}
 	conn := jsonrpc2.NewConn(context.Background(), stream, s, jsonrpc2.SetLogger(logger))
 	select {
@@ -94,12 +104,43 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 		return code
 	case <-conn.DisconnectNotify():
 		// EOF on the input: shutdown + exit.
-		s.shutdown()
-		return 0
+		return s.end(0)
 	case <-ctx.Done():
-		s.shutdown()
-		return 1
+		return s.end(1)
+	case <-s.hostGone:
+		return s.end(1)
 	}
+}
+
+// beginEnding bounds every write to the host from now on: a host that has
+// stopped reading stdout cannot keep an ending session alive.
+func (s *server) beginEnding() {
+	s.endOnce.Do(func() {
+		s.stream.endWrites(time.Now().Add(limits.EndingWriteGrace))
+		if s.onEnding != nil {
+			s.onEnding()
+		}
+	})
+}
+
+// end ends the session as shutdown would and returns code. Writes are bounded
+// by beginEnding; where the output takes no deadline, ExitBackstop bounds the
+// wait for the calls' replies, so exit never waits on an unread pipe.
+func (s *server) end(code int) int {
+	s.beginEnding()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.shutdown()
+	}()
+	backstop := time.NewTimer(limits.ExitBackstop)
+	defer backstop.Stop()
+	select {
+	case <-done:
+	case <-backstop.C:
+		s.log.Printf("calls still replying %v after the session ended; exiting without them", limits.ExitBackstop)
+	}
+	return code
 }
 
 // Handle implements jsonrpc2.Handler. It runs serially in the read loop, so
@@ -149,7 +190,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		s.replyErr(req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
 		return
 	}
-	key := string(id)
+	key := idKey(req.ID.Str)
 	ctx, cancel := context.WithCancel(s.base)
 	s.mu.Lock()
 	if s.state == stateShutdown {
@@ -161,7 +202,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	if _, dup := s.running[key]; dup {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", key)})
+		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", id)})
 		return
 	}
 	s.running[key] = cancel
@@ -171,25 +212,35 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	call := NewCall(req.Method, id, params, func(method string, p any) error {
 		return s.stream.writeNotification(method, p)
 	})
-	go s.run(ctx, cancel, req.ID, call, h)
+	mark := s.stream.inputMark()
+	go s.run(ctx, cancel, req.ID, key, mark, call, h)
 }
 
-// run waits for a slot, runs the handler and replies.
-func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, call *Call, h Handler) {
+// run waits for the input that arrived with the request to be handled (a
+// $/cancelRequest in it must win), then for a slot, runs the handler and
+// replies. A call cancelled before its handler starts never starts it: when
+// the slot and the cancel are both ready, select may pick either, so the
+// context is checked again once the slot is taken.
+func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, key string, mark int64, call *Call, h Handler) {
 	defer s.calls.Done()
 	defer cancel()
 	var result any
 	var err error
+	s.stream.awaitHandled(ctx, mark)
 	select {
 	case s.sem <- struct{}{}:
-		result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+		if ctx.Err() != nil {
+			err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
+		} else {
+			result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+		}
 		<-s.sem
 	case <-ctx.Done():
 		err = fmt.Errorf("%s cancelled before it started: %w", call.Method, ctx.Err())
 	}
 	call.finish()
 	s.mu.Lock()
-	delete(s.running, string(call.ID))
+	delete(s.running, key)
 	s.mu.Unlock()
 	s.reply(id, result, err) // AsError makes a context error CANCELLED
 }
@@ -210,6 +261,7 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
+	params = emptyArraysAsObjects(params, "capabilities", "initializationOptions")
 	if err := json.Unmarshal(params, &p); err != nil {
 		s.replyErr(id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
 		return
@@ -224,9 +276,9 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	s.mu.Unlock()
 	if p.ProcessID > 0 {
 		go watchHost(int(p.ProcessID), s.log, func() {
+			s.beginEnding()
 			s.log.Printf("host process %d is gone; exiting", p.ProcessID)
-			s.shutdown()
-			s.finish(1)
+			close(s.hostGone)
 		})
 	}
 	s.reply(id, res, nil)
@@ -242,7 +294,9 @@ func (s *server) notification(req *jsonrpc2.Request) {
 		}
 		s.mu.Unlock()
 		// Every call replies (cancelled if need be) and shutdown is
-		// acknowledged before the connection closes.
+		// acknowledged before the connection closes — within
+		// EndingWriteGrace if the host stopped reading.
+		s.beginEnding()
 		s.shutdown()
 		s.acks.Wait()
 		s.finish(code)
@@ -258,7 +312,7 @@ func (s *server) notification(req *jsonrpc2.Request) {
 			return
 		}
 		s.mu.Lock()
-		cancel := s.running[buf.String()]
+		cancel := s.running[idKey(buf.String())]
 		s.mu.Unlock()
 		if cancel != nil {
 			cancel()

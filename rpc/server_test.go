@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +25,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type testService struct {
 	shutdowns int
 	release   chan struct{}
+	// lateStarts counts "start" handlers invoked with their context already
+	// cancelled: calls the server should never have started.
+	lateStarts atomic.Int64
 }
 
 func (s *testService) Initialize(ctx context.Context, p *protocol.InitializeParams) (any, error) {
@@ -57,6 +62,13 @@ func (s *testService) Handler(method string) Handler {
 			case <-s.release:
 				return "released", nil
 			}
+		}
+	case "start":
+		return func(ctx context.Context, c *Call) (any, error) {
+			if ctx.Err() != nil {
+				s.lateStarts.Add(1)
+			}
+			return nil, ctx.Err()
 		}
 	case "panic":
 		return func(ctx context.Context, c *Call) (any, error) { panic("boom") }
@@ -213,4 +225,56 @@ func TestErrorWireData(t *testing.T) {
 	require.EqualValues(t, CodeInvalidParams, Errorf(InvalidArgument, "x").Code)
 	require.EqualValues(t, CodeRequestCancelled, Errorf(Cancelled, "x").Code)
 	require.EqualValues(t, CodeToolFailure, Errorf(StaleTag, "x").Code)
+}
+
+// TestServer_CancelWithItsRequest sends each request and its cancel in one
+// write, with one P so the call's goroutine and the read loop race the way
+// they do on a loaded host: no handler may start once its cancel was read
+// (before the fix, select picked the slot about half the time).
+func TestServer_CancelWithItsRequest(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	svc := &testService{}
+	c := newClient(t, svc, Options{})
+	initialize(c)
+	const n = 300
+	for i := 1; i <= n; i++ {
+		_, err := io.WriteString(c.in, frameOf(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"start"}`, i))+
+			frameOf(fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%d}}`, i)))
+		require.NoError(t, err)
+	}
+	replies := 0
+	for m := range c.got {
+		if m["method"] == nil {
+			require.EqualValues(t, CodeRequestCancelled, m["error"].(map[string]any)["code"], "%v", m)
+			if replies++; replies == n {
+				break
+			}
+		}
+	}
+	require.Equal(t, n, replies)
+	require.Zero(t, svc.lateStarts.Load(), "handlers started after their cancel was read")
+	require.Equal(t, 0, c.close())
+}
+
+// TestServer_NumericallyEqualIDs: 7 and 7.0 (and 1e1 and 10) are one id for
+// $/cancelRequest and for duplicate detection; the reply still echoes the id
+// as sent.
+func TestServer_NumericallyEqualIDs(t *testing.T) {
+	svc := &testService{release: make(chan struct{})}
+	c := newClient(t, svc, Options{})
+	initialize(c)
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"block"}`)
+	c.send(`{"jsonrpc":"2.0","id":7.0,"method":"echo","params":{}}`)
+	seen := c.until(7)
+	dup := seen[len(seen)-1]
+	require.EqualValues(t, CodeInvalidRequest, dup["error"].(map[string]any)["code"], "7.0 while 7 runs: %v", dup)
+	c.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":70e-1}}`)
+	seen = c.until(7)
+	require.EqualValues(t, CodeRequestCancelled, seen[len(seen)-1]["error"].(map[string]any)["code"])
+
+	c.send(`{"jsonrpc":"2.0","id":1e1,"method":"block"}`)
+	c.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":10}}`)
+	seen = c.until(10)
+	require.EqualValues(t, CodeRequestCancelled, seen[len(seen)-1]["error"].(map[string]any)["code"])
+	require.Equal(t, 0, c.close())
 }

@@ -30,8 +30,9 @@ type collector struct {
 	q       *Query
 	display func(abs string) string
 	sources *sourceset.Set
-	full    bool // headLimit or budget reached; looking for one more entry
-	more    bool // an entry past the stop point exists
+	ignored func() string // what the ignore rules excluded, said when the result is short
+	full    bool          // headLimit or budget reached; looking for one more entry
+	more    bool          // an entry past the stop point exists
 	why     string
 
 	budget  limits.ResultBudget
@@ -249,6 +250,11 @@ func (c *collector) notice() string {
 	if c.clipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s clipped at %d characters or shown with invalid UTF-8 replaced (not editable; Read the file for the rest).",
 			c.clipped, plural(c.clipped, "line", "lines"), limits.MaxLineChars))
+	}
+	if !c.more && c.kept < c.q.HeadLimit && c.ignored != nil {
+		if s := c.ignored(); s != "" {
+			parts = append(parts, s)
+		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -21,8 +21,8 @@ type worker struct {
 
 // file searches one file; unreadable and binary files yield an empty result.
 func (g *worker) file(ctx context.Context, f walk.File) fileResult {
-	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) || f.Size == 0 {
-		return fileResult{} // an empty file has no line to match
+	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
+		return fileResult{}
 	}
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
 	// cost as much as the search on small files. O_NONBLOCK: should the
@@ -33,8 +33,11 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 	}
 	defer unix.Close(fd)
 	rd := reader{fd: fd, left: f.Size}
+	if f.Size == 0 { // /proc files report size 0 yet hold text: read to EOF (SPEC §4)
+		rd.left = limits.UnsizedFileMaxBytes
+	}
 	if cap(g.buf) < limits.SniffBytes {
-		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(f.Size)+1, g.q.ChunkBytes)))
+		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
 	}
 	n, eof, err := rd.fill(g.buf[:limits.SniffBytes])
 	if err != nil {

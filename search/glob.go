@@ -47,9 +47,10 @@ func GlobFilter(glob string) func(rel, name string) bool {
 }
 
 // Glob returns the files below start whose path relative to start matches
-// pattern, newest first, with walk's ignore rules below boundary.
-func Glob(ctx context.Context, pattern, start, boundary string) ([]walk.File, error) {
-	return walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: func(rel, name string) bool {
+// pattern, newest first, with walk's ignore rules below boundary; ex, when
+// set, collects what those rules excluded (see IgnoredNotice).
+func Glob(ctx context.Context, pattern, start, boundary string, ex *walk.Excluded) ([]walk.File, error) {
+	return walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Keep: func(rel, name string) bool {
 		ok, _ := doublestar.Match(pattern, rel)
 		return ok
 	}})

@@ -83,11 +83,13 @@ type CountResult struct {
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (any, error) {
-	files, err := walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob)})
+	ex := &walk.Excluded{}
+	files, err := walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Excluded: ex})
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, q, files, &collector{q: q, display: display, sources: sources})
+	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
+	return run(ctx, q, files, &collector{q: q, display: display, sources: sources, ignored: ignored})
 }
 
 // run searches files in order with one worker per core, merging results in

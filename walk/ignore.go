@@ -1,179 +1,194 @@
 package walk
 
 import (
-	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/gitignore"
 )
 
 // Ignore files a walk reads in every directory. Later kinds take precedence,
 // as in ripgrep: a .ignore rule beats a .gitignore rule, which beats
-// .git/info/exclude.
+// .git/info/exclude, which beats the global excludes file.
 const (
 	gitignoreName = ".gitignore"
 	ignoreName    = ".ignore"
+	dotGit        = ".git"
 )
 
 // skipDirs are never entered by a walk.
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
 
-// rule is one ignore pattern with what go-git's matcher does not keep: its
-// directory (domain) and whether it names a path (contains a slash).
-//
-// go-git's Pattern.Match also reports a match when only an ancestor of the
-// path (a pattern without a slash) or a prefix of it (a pattern with one)
-// matches. A walk never enters an excluded directory, so only the verdict on
-// the path itself matters; rule.match asks exactly that question.
-type rule struct {
-	pat        gitignore.Pattern
-	domain     []string
-	glob       bool // the pattern contains a slash before its end
-	insideOnly bool // the pattern ended in "/**": it matches what is below, not the directory
+// layer is one compiled ignore file and the directory its patterns are
+// relative to.
+type layer struct {
+	m   *gitignore.Matcher
+	off int // length of that directory's absolute path plus its slash
 }
 
-// match reports the rule's verdict on the path comps (components relative to
-// the ignore base), which must lie below the rule's domain.
-func (r *rule) match(comps []string, isDir bool) gitignore.MatchResult {
-	if !r.glob {
-		// Only the last component may match a slash-free pattern.
-		probe := make([]string, 0, len(r.domain)+1)
-		probe = append(append(probe, r.domain...), comps[len(comps)-1])
-		return r.pat.Match(probe, isDir)
-	}
-	if r.insideOnly {
-		// "a/**" matches everything strictly inside a.
-		if len(comps) <= len(r.domain)+1 {
-			return gitignore.NoMatch
-		}
-		return r.pat.Match(comps[:len(comps)-1], true)
-	}
-	res := r.pat.Match(comps, isDir)
-	if res == gitignore.NoMatch || len(comps) <= len(r.domain)+1 {
-		return res
-	}
-	// A match of the parent means go-git matched a prefix, not the path.
-	if r.pat.Match(comps[:len(comps)-1], true) != gitignore.NoMatch {
-		return gitignore.NoMatch
-	}
-	return res
+func newLayer(m *gitignore.Matcher, dir string) layer {
+	return layer{m: m, off: len(strings.TrimSuffix(dir, "/")) + 1}
 }
 
-// parseRules parses the content of one ignore file found in the directory
-// whose components (relative to the ignore base) are domain.
-func parseRules(data []byte, domain []string) []rule {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var out []rule
-	for _, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSuffix(raw, "\r")
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if !strings.HasSuffix(line, `\ `) {
-			line = strings.TrimRight(line, " ")
-		}
-		if line == "" || line == "!" {
-			continue
-		}
-		// filepath.Match spells a negated class [^x]; gitignore also allows [!x].
-		line = strings.ReplaceAll(line, "[!", "[^")
-		body := strings.TrimPrefix(line, "!")
-		body = strings.TrimSuffix(body, "/")
-		r := rule{domain: append([]string(nil), domain...), glob: strings.Contains(body, "/")}
-		if strings.HasSuffix(body, "/**") {
-			// Match "a/**" as the directory pattern "/a" (anchored, since it
-			// had a slash), then require the path to lie strictly below it.
-			r.insideOnly = true
-			neg := ""
-			if strings.HasPrefix(line, "!") {
-				neg, line = "!", line[1:]
-			}
-			line = strings.TrimSuffix(line, "/**")
-			if line == "" || line == "**" {
-				continue
-			}
-			if !strings.HasPrefix(line, "/") {
-				line = "/" + line
-			}
-			line = neg + line
-		}
-		r.pat = gitignore.ParsePattern(line, domain)
-		out = append(out, r)
+// match returns the last rule of the layer matching the absolute path abs,
+// which lies below the layer's directory.
+func (l layer) match(abs string, isDir bool) *gitignore.Rule {
+	if l.m == nil {
+		return nil
 	}
-	return out
+	return l.m.Match(abs[l.off:], isDir)
 }
 
-// ignoreSet is the ignore state of one directory: the rules of the ignore
-// files of it and of its parents up to the base, in increasing precedence.
-// It is immutable once built, so child directories without ignore files share
-// their parent's set.
+// ignoreSet is the ignore state of one directory's entries: the global
+// excludes file and the exclude file of the scope (the repository, or the
+// walk's base outside one), and the ignore files of the directory and its
+// parents up to the scope's root, in increasing precedence. It is immutable
+// once built, so child directories without ignore files share their
+// parent's set.
 type ignoreSet struct {
-	exclude []rule // .git/info/exclude of the base
-	git     []rule // .gitignore files, base first
-	ign     []rule // .ignore files, base first
+	root    string // the scope's root directory; "" for an explicit path's scope
+	global  *gitignore.Matcher
+	globalL layer // global, relative to root
+	exclude layer // the repository's info/exclude
+	git     []layer
+	ign     []layer
+}
+
+// newScope returns the set of a scope rooted at root: a repository's work
+// tree when repo is set (its exclude file applies), else a plain directory.
+func newScope(root string, repo bool, global *gitignore.Matcher) *ignoreSet {
+	s := &ignoreSet{root: root, global: global}
+	if global != nil && root != "" {
+		s.globalL = newLayer(global, root)
+	}
+	if repo {
+		if path := gitignore.ExcludeFile(root); path != "" {
+			if data, ok := readIgnoreFile(path, false); ok {
+				s.exclude = newLayer(gitignore.Compile(path, data), root)
+			}
+		}
+	}
+	return s
 }
 
 // empty reports whether the set holds no rule.
 func (s *ignoreSet) empty() bool {
-	return len(s.exclude) == 0 && len(s.git) == 0 && len(s.ign) == 0
+	return s.globalL.m == nil && s.exclude.m == nil && len(s.git) == 0 && len(s.ign) == 0
 }
 
-// ignored reports whether the path comps (relative to the ignore base) is
-// excluded: the rule of highest precedence that matches decides.
-func (s *ignoreSet) ignored(comps []string, isDir bool) bool {
-	for _, rs := range [][]rule{s.ign, s.git, s.exclude} {
-		for i := len(rs) - 1; i >= 0; i-- {
-			switch rs[i].match(comps, isDir) {
-			case gitignore.Exclude:
-				return true
-			case gitignore.Include:
-				return false
-			}
+// rule returns the rule that decides the absolute path abs (below the
+// set's directory), or nil when none matches.
+func (s *ignoreSet) rule(abs string, isDir bool) *gitignore.Rule {
+	for i := len(s.ign) - 1; i >= 0; i-- {
+		if r := s.ign[i].match(abs, isDir); r != nil {
+			return r
 		}
 	}
-	return false
+	for i := len(s.git) - 1; i >= 0; i-- {
+		if r := s.git[i].match(abs, isDir); r != nil {
+			return r
+		}
+	}
+	if r := s.exclude.match(abs, isDir); r != nil {
+		return r
+	}
+	return s.globalL.match(abs, isDir)
 }
 
-// with returns the set extended by the ignore files of the directory dir
-// (components domain), or s itself when dir has none. has tells which of the
-// two files the directory listing showed.
-func (s *ignoreSet) with(dir string, domain []string, hasGit, hasIgnore bool) *ignoreSet {
-	var git, ign []rule
+// ignored reports whether the ignore rules exclude the absolute path abs.
+func (s *ignoreSet) ignored(abs string, isDir bool) bool {
+	r := s.rule(abs, isDir)
+	return r != nil && !r.Negate
+}
+
+// enter returns the set for the entries of directory dir, whose entries are
+// governed by s: a directory holding .git (hasDotGit) other than the
+// scope's root starts a new scope (SPEC §5), then dir's own ignore files
+// apply. It returns s itself when nothing changes.
+func (s *ignoreSet) enter(dir string, hasGit, hasIgnore, hasDotGit bool) *ignoreSet {
+	if hasDotGit && dir != s.root {
+		s = newScope(dir, true, s.global)
+	}
+	var git, ign *gitignore.Matcher
 	if hasGit {
-		if data, err := os.ReadFile(filepath.Join(dir, gitignoreName)); err == nil {
-			git = parseRules(data, domain)
-		}
+		git = compileIgnoreFile(dir + "/" + gitignoreName)
 	}
 	if hasIgnore {
-		if data, err := os.ReadFile(filepath.Join(dir, ignoreName)); err == nil {
-			ign = parseRules(data, domain)
-		}
+		ign = compileIgnoreFile(dir + "/" + ignoreName)
 	}
-	if len(git) == 0 && len(ign) == 0 {
+	if git == nil && ign == nil {
 		return s
 	}
-	n := &ignoreSet{exclude: s.exclude}
-	n.git = append(append(make([]rule, 0, len(s.git)+len(git)), s.git...), git...)
-	n.ign = append(append(make([]rule, 0, len(s.ign)+len(ign)), s.ign...), ign...)
-	return n
+	n := *s
+	if git != nil {
+		n.git = append(append(make([]layer, 0, len(s.git)+1), s.git...), newLayer(git, dir))
+	}
+	if ign != nil {
+		n.ign = append(append(make([]layer, 0, len(s.ign)+1), s.ign...), newLayer(ign, dir))
+	}
+	return &n
 }
 
-// ignoreStart is where a walk's ignore state begins: the base directory the
-// rules are relative to, the set that applies to the start directory's
-// entries before its own ignore files are read, and the start's components.
-type ignoreStart struct {
-	base  string
-	set   *ignoreSet
-	comps []string
+// compileIgnoreFile compiles the in-tree ignore file at path, or returns
+// nil when it is missing, empty of rules, a symlink or not a regular file.
+func compileIgnoreFile(path string) *gitignore.Matcher {
+	data, ok := readIgnoreFile(path, true)
+	if !ok {
+		return nil
+	}
+	m := gitignore.Compile(path, data)
+	if m.Len() == 0 {
+		return nil
+	}
+	return m
+}
+
+// readIgnoreFile reads a regular file without blocking on a FIFO; with
+// noFollow, a symlink is refused (git's rule for ignore files in the tree).
+func readIgnoreFile(path string, noFollow bool) ([]byte, bool) {
+	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	if noFollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(path, flags, 0)
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	data, err := io.ReadAll(f)
+	return data, err == nil
+}
+
+// globalExcludes compiles the user's global excludes file (SPEC §5);
+// a relative path is relative to the work tree's top, root.
+func globalExcludes(root string) *gitignore.Matcher {
+	path := gitignore.GlobalExcludesFile(os.Getenv)
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	data, ok := readIgnoreFile(path, false)
+	if !ok {
+		return nil
+	}
+	return gitignore.Compile(path, data)
 }
 
 // repoRoot returns the nearest directory at or above dir holding a .git entry,
 // or "" when there is none up to the file system root.
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if _, err := os.Lstat(filepath.Join(d, dotGit)); err == nil {
 			return d
 		}
 		p := filepath.Dir(d)
@@ -184,43 +199,43 @@ func repoRoot(dir string) string {
 	}
 }
 
-// startIgnores computes the ignore state for a walk of the directory start,
-// whose session root is boundary.
+// startIgnores computes the ignore set for the entries of the directory
+// start, whose session root is boundary (before start's own ignore files,
+// which the walk reads).
 //
 // The rules of start's parents are those of the ignore files between the
-// repository root (the nearest directory above holding .git, whose
-// .git/info/exclude also applies) and start; outside a repository, the
+// scope's root and start: the scope is the nearest repository at or above
+// start (whose info/exclude also applies), or outside a repository the
 // parents up to boundary, so no ignore file outside the session's roots is
 // read. When start itself lies in a tree those rules ignore, the parents'
-// rules are dropped (SPEC §3: an explicit path reaches ignored trees) and only
-// ignore files at or below start apply.
-func startIgnores(start, boundary string) ignoreStart {
-	base := repoRoot(start)
-	set := &ignoreSet{}
-	if base != "" {
-		if data, err := os.ReadFile(filepath.Join(base, ".git", "info", "exclude")); err == nil {
-			set.exclude = parseRules(data, nil)
-		}
-	} else {
-		base = boundary
-		if !within(base, start) {
-			base = start
+// rules are dropped (SPEC §3: an explicit path reaches ignored trees) and
+// only the global excludes file and ignore files at or below start apply.
+func startIgnores(start, boundary string) *ignoreSet {
+	root := repoRoot(start)
+	repo := root != ""
+	if !repo {
+		root = boundary
+		if !within(root, start) {
+			root = start
 		}
 	}
-	rel, err := filepath.Rel(base, start)
+	global := globalExcludes(root)
+	set := newScope(root, repo, global)
+	rel, err := filepath.Rel(root, start)
 	if err != nil || rel == "." {
-		return ignoreStart{base: start, set: set}
+		return set
 	}
-	comps := strings.Split(filepath.ToSlash(rel), "/")
-	dir := base
-	for i := range comps {
+	dir := root
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
 		_, gErr := os.Lstat(filepath.Join(dir, gitignoreName))
 		_, iErr := os.Lstat(filepath.Join(dir, ignoreName))
-		set = set.with(dir, comps[:i], gErr == nil, iErr == nil)
-		if set.ignored(comps[:i+1], true) {
-			return ignoreStart{base: start, set: &ignoreSet{}}
+		set = set.enter(dir, gErr == nil, iErr == nil, false)
+		dir = filepath.Join(dir, c)
+		if set.ignored(dir, true) {
+			explicit := &ignoreSet{global: global}
+			explicit.globalL = newLayer(global, start)
+			return explicit
 		}
-		dir = filepath.Join(dir, comps[i])
 	}
-	return ignoreStart{base: base, set: set, comps: comps}
+	return set
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/gitignore"
 )
 
 // writeTree creates files (slash paths -> content) below dir.
@@ -143,11 +145,12 @@ func TestWalkMatchesGit(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
-func TestParseRulesFuzzSeeds(t *testing.T) {
+func TestCompileFuzzSeeds(t *testing.T) {
 	// A malformed class never panics and matches nothing.
-	rs := parseRules([]byte("[\n[!\n!\n/**\n**/**\n\\\n"), nil)
-	s := &ignoreSet{git: rs}
-	require.False(t, s.ignored([]string{"a"}, false))
+	m := gitignore.Compile("x", []byte("[\n[!\n!\n/**\n**/**\n\\\n"))
+	s := &ignoreSet{git: []layer{newLayer(m, "/ws")}}
+	require.True(t, s.ignored("/ws/a", false), "only **/** matches")
+	require.Equal(t, "x:5 **/**", s.rule("/ws/a", false).String())
 }
 
 func FuzzIgnoreRules(f *testing.F) {
@@ -156,13 +159,12 @@ func FuzzIgnoreRules(f *testing.F) {
 	f.Add("[!x]y\n", "ay", true)
 	f.Add("**/logs/\n", "x/logs", true)
 	f.Fuzz(func(t *testing.T, rules, path string, isDir bool) {
-		comps := strings.Split(path, "/")
-		for _, c := range comps {
+		for _, c := range strings.Split(path, "/") {
 			if c == "" {
 				return
 			}
 		}
-		s := &ignoreSet{git: parseRules([]byte(rules), nil)}
-		_ = s.ignored(comps, isDir)
+		s := &ignoreSet{git: []layer{newLayer(gitignore.Compile("f", []byte(rules)), "/ws")}}
+		_ = s.ignored("/ws/"+path, isDir)
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/gitignore"
 )
 
 // File is one regular file a walk found.
@@ -38,6 +40,9 @@ type Options struct {
 	Keep func(rel, name string) bool
 	// Workers is the number of directories read in parallel (0 = one per core).
 	Workers int
+	// Excluded, when set, collects what the ignore rules excluded below
+	// Start (see Excluded.Count).
+	Excluded *Excluded
 }
 
 // dirBufSize is each worker's getdents buffer.
@@ -63,10 +68,12 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	default:
 		return nil, nil
 	}
-	ig := startIgnores(opts.Start, opts.Boundary)
-	w := &walker{ctx: ctx, keep: opts.Keep}
+	w := &walker{ctx: ctx, keep: opts.Keep, excl: opts.Excluded}
+	if opts.Excluded != nil {
+		opts.Excluded.keep = opts.Keep
+	}
 	w.cond = sync.NewCond(&w.mu)
-	w.push(dirJob{abs: opts.Start, comps: ig.comps, set: ig.set})
+	w.push(dirJob{abs: opts.Start, set: startIgnores(opts.Start, opts.Boundary)})
 	n := opts.Workers
 	if n <= 0 {
 		n = runtime.NumCPU()
@@ -108,15 +115,15 @@ func SortNewestFirst(files []File) {
 }
 
 type dirJob struct {
-	abs   string
-	rel   string   // relative to the walk start, "" for the start
-	comps []string // relative to the ignore base
-	set   *ignoreSet
+	abs string
+	rel string     // relative to the walk start, "" for the start
+	set *ignoreSet // the rules for the directory's entries, before its own ignore files
 }
 
 type walker struct {
 	ctx  context.Context
 	keep func(rel, name string) bool
+	excl *Excluded // nil: exclusions are not collected
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -179,19 +186,13 @@ func (w *walker) work() []File {
 	}
 }
 
-// readDir lists one directory, queues its subdirectories and appends its
-// kept files to out.
-func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]File, []dirent) {
-	fd, err := unix.Open(j.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return out, ents
-	}
-	defer unix.Close(fd)
-	hasGit, hasIgnore := false, false
+// listDir appends the entries of the open directory fd ("." and ".."
+// left out) to ents.
+func listDir(fd int, buf []byte, ents []dirent) []dirent {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err != nil || n <= 0 {
-			break
+			return ents
 		}
 		for off := 0; off < n; {
 			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
@@ -201,58 +202,62 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 				nameBytes = nameBytes[:i]
 			}
 			off += reclen
-			name := string(nameBytes)
-			if name == "." || name == ".." {
-				continue
+			if name := string(nameBytes); name != "." && name != ".." {
+				ents = append(ents, dirent{name: name, typ: typ})
 			}
-			switch name {
-			case gitignoreName:
-				hasGit = true
-			case ignoreName:
-				hasIgnore = true
-			}
-			ents = append(ents, dirent{name: name, typ: typ})
 		}
 	}
-	set := j.set.with(j.abs, j.comps, hasGit, hasIgnore)
+}
+
+// readDir lists one directory, queues its subdirectories and appends its
+// kept files to out.
+func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]File, []dirent) {
+	fd, err := unix.Open(j.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return out, ents
+	}
+	defer unix.Close(fd)
+	ents = listDir(fd, buf, ents)
+	hasGit, hasIgnore, hasDotGit := false, false, false
+	for _, e := range ents {
+		switch e.name {
+		case gitignoreName:
+			hasGit = true
+		case ignoreName:
+			hasIgnore = true
+		case dotGit:
+			// A .git directory or file (linked worktree) marks a repository.
+			hasDotGit = true
+		}
+	}
+	set := j.set.enter(j.abs, hasGit, hasIgnore, hasDotGit)
 	check := !set.empty()
-	comps := append(j.comps[:len(j.comps):len(j.comps)], "")
+	var ex exclusions
 	for _, e := range ents {
 		typ := e.typ
 		var st unix.Stat_t
 		statted := false
 		if typ == unix.DT_UNKNOWN {
-			if unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			if e.name == dotGit || unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 				continue
 			}
 			statted = true
-			switch st.Mode & unix.S_IFMT {
-			case unix.S_IFDIR:
-				typ = unix.DT_DIR
-			case unix.S_IFREG:
-				typ = unix.DT_REG
-			default:
+			if typ = dtype(st.Mode); typ == unix.DT_UNKNOWN {
 				continue
 			}
 		}
+		abs := j.abs + "/" + e.name
 		switch typ {
 		case unix.DT_DIR:
 			if skipDirs[e.name] {
 				continue
 			}
-			comps[len(comps)-1] = e.name
-			if check && set.ignored(comps, true) {
+			if check && w.excluded(set, abs, j.rel, e.name, true, &ex) {
 				continue
 			}
-			w.push(dirJob{
-				abs:   j.abs + "/" + e.name,
-				rel:   joinRel(j.rel, e.name),
-				comps: append([]string(nil), comps...),
-				set:   set,
-			})
+			w.push(dirJob{abs: abs, rel: joinRel(j.rel, e.name), set: set})
 		case unix.DT_REG:
-			comps[len(comps)-1] = e.name
-			if check && set.ignored(comps, false) {
+			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
 			}
 			rel := joinRel(j.rel, e.name)
@@ -265,10 +270,43 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if st.Mode&unix.S_IFMT != unix.S_IFREG {
 				continue
 			}
-			out = append(out, File{Abs: j.abs + "/" + e.name, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
+			out = append(out, File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
 		}
 	}
+	if w.excl != nil {
+		w.excl.record(ex.files, ex.dirs)
+	}
 	return out, ents
+}
+
+// exclusions are what the ignore rules excluded in one directory.
+type exclusions struct {
+	files map[*gitignore.Rule]int
+	dirs  []excludedDir
+}
+
+// excluded reports whether the rules in set exclude the entry name of the
+// directory dirRel (abs: its absolute path) and, when the walk collects
+// exclusions, notes it in ex.
+func (w *walker) excluded(set *ignoreSet, abs, dirRel, name string, isDir bool, ex *exclusions) bool {
+	r := set.rule(abs, isDir)
+	if r == nil || r.Negate {
+		return false
+	}
+	if w.excl == nil {
+		return true
+	}
+	rel := joinRel(dirRel, name)
+	switch {
+	case isDir:
+		ex.dirs = append(ex.dirs, excludedDir{abs: abs, rel: rel, rule: r})
+	case w.keep == nil || w.keep(rel, name):
+		if ex.files == nil {
+			ex.files = map[*gitignore.Rule]int{}
+		}
+		ex.files[r]++
+	}
+	return true
 }
 
 func joinRel(dir, name string) string {

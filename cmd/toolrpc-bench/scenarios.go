@@ -114,6 +114,8 @@ func scenarios() []scenario {
 			peer: "same pipeline | cat > /dev/null", bins: []string{"bash", "head", "tr", "fold", "cat"}, run: bashReader},
 		{name: rowRSS, driven: drivenLongLived, unit: "MB", goal: goal{kind: valueBelow, limit: 64},
 			run: bashRSS},
+		{name: rowHeavyRSS, driven: drivenFresh, unit: "MB", goal: goal{kind: valueAtMost, limit: heavyGoalMB},
+			run: heavyRSS},
 		{name: fmt.Sprintf("cancel a %d-process tree → reply, all dead", cancelProcs), driven: drivenLongLived, unit: "ms", goal: goal{kind: valueAtMost, limit: 50},
 			run: cancelTree50},
 		{name: "round trip of tools/list", driven: drivenLongLived, unit: "ms", run: roundTrip},

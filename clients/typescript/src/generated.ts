@@ -132,7 +132,7 @@ export interface EditResult {
   notice?: string;
 }
 
-/** Params of tools/glob: List files whose path relative to path (default: the first workspace root) matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). Files only. Honours .gitignore, .ignore and .git/info/exclude; an explicit path reaches ignored trees. Returns at most 100 paths by default (limit, max 1000) and at most 128 KB / 4000 lines per result; page with offset. A pattern may hold at most 8 {…} groups. */
+/** Params of tools/glob: List files whose path relative to path (default: the first workspace root) matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). Files only. Honours git's ignore rules exactly (.gitignore at every level, .git/info/exclude, the global core.excludesFile) plus .ignore files. When ignore rules excluded files under path and the result is shorter than its limit, notice says how many (counting reads at most 2000 directory entries below ignored directories) and names one rule as file:line pattern; an explicit path reaches ignored files. Returns at most 100 paths by default (limit, max 1000) and at most 128 KB / 4000 lines per result; page with offset. A pattern may hold at most 8 {…} groups. */
 export interface GlobParams {
   /** doublestar pattern relative to path */
   pattern: string;
@@ -152,7 +152,7 @@ export interface GlobResult {
   notice?: string;
 }
 
-/** Params of tools/grep: Search file contents with an RE2 regular expression, newest files first (modification time, then path; lines in file order). Honours .gitignore, .ignore and .git/info/exclude; an explicit path reaches ignored trees. outputMode filesWithMatches (default), content (matching lines with optional before/after/context lines) or count. Returns at most 200 entries by default (headLimit), and at most 128 KB / 4000 lines per result; page with offset. Lines longer than 16384 characters are clipped. Binary files are skipped. A glob may hold at most 8 {…} groups. */
+/** Params of tools/grep: Search file contents with an RE2 regular expression, newest files first (modification time, then path; lines in file order). Honours git's ignore rules exactly (.gitignore at every level, .git/info/exclude, the global core.excludesFile) plus .ignore files. When ignore rules excluded files under path and the result is shorter than its limit, notice says how many (counting reads at most 2000 directory entries below ignored directories) and names one rule as file:line pattern; an explicit path reaches ignored files. outputMode filesWithMatches (default), content (matching lines with optional before/after/context lines) or count. Returns at most 200 entries by default (headLimit), and at most 128 KB / 4000 lines per result; page with offset. Lines longer than 16384 characters are clipped. Binary files are skipped. A glob may hold at most 8 {…} groups. */
 export interface GrepParams {
   /** RE2 regular expression */
   pattern: string;

@@ -1,0 +1,113 @@
+package procgroup
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// deadPid returns the pid of a process that has exited and been reaped.
+func deadPid(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	require.NoError(t, c.Run())
+	return c.Process.Pid
+}
+
+// sleeper starts "sleep 1000" with extra environment entries and reaps it at
+// the end of the test.
+func sleeper(t *testing.T, env ...string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command("sleep", "1000")
+	c.Env = append(os.Environ(), env...)
+	require.NoError(t, c.Start())
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	return c
+}
+
+func aliveProc(pid int) bool {
+	st, ok := readStat(pid)
+	return ok && !st.dead()
+}
+
+// TestSweepStaleCookies: a process whose cookie names a server that no
+// longer runs is killed, with its descendants; one of a live server is not.
+// Before the fix nothing swept cookie holders at start-up.
+func TestSweepStaleCookies(t *testing.T) {
+	stale := sleeper(t, fmt.Sprintf("%s=%d.%d.abc", CookieEnv, deadPid(t), 12345))
+	staleTree := exec.Command("bash", "-c", "setsid sleep 1000 & echo $!; wait")
+	staleTree.Env = append(os.Environ(), fmt.Sprintf("%s=%d.%d.def", CookieEnv, deadPid(t), 1))
+	out, err := staleTree.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, staleTree.Start())
+	t.Cleanup(func() { _ = staleTree.Process.Kill(); _ = staleTree.Wait() })
+	var detached int
+	_, err = fmt.Fscan(out, &detached)
+	require.NoError(t, err)
+	live := sleeper(t, CookieEnv+"="+serverPrefix()+"ghi")
+	other := sleeper(t, CookieEnv+"=0123456789abcdef01234567") // an older server's format
+
+	sweepStaleCookies()
+	require.False(t, aliveProc(stale.Process.Pid), "stale cookie holder alive")
+	require.False(t, aliveProc(staleTree.Process.Pid), "stale cookie holder alive")
+	require.False(t, aliveProc(detached), "detached child of a stale cookie holder alive")
+	require.True(t, aliveProc(live.Process.Pid), "a live server's command was killed")
+	require.True(t, aliveProc(other.Process.Pid), "a cookie of another format was taken for a stale one")
+}
+
+// TestSweepStaleCgroups: a call cgroup of a dead server that still holds
+// processes is killed and removed. Before the fix rmdir failed on it and the
+// processes lived on.
+func TestSweepStaleCgroups(t *testing.T) {
+	if !useCgroup() {
+		t.Log("cgroup v2 with cgroup.kill is not usable here: no call cgroup can be left behind; TestSweepStaleCookies covers this machine")
+		return
+	}
+	dir := filepath.Join(cgroupBase, fmt.Sprintf("toolrpc-%d-1", deadPid(t)))
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	t.Cleanup(func() { _ = os.Remove(dir) })
+	s := sleeper(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(s.Process.Pid)), 0))
+	sweepStaleCgroups(cgroupBase)
+	require.False(t, aliveProc(s.Process.Pid), "process of a stale call cgroup alive")
+	_, err := os.Stat(dir)
+	require.True(t, os.IsNotExist(err), "stale call cgroup not removed")
+}
+
+func TestCookieOf(t *testing.T) {
+	tests := []struct {
+		env  string
+		want string
+	}{
+		{CookieEnv + "=a.b.c\x00", "a.b.c"},
+		{"X=1\x00" + CookieEnv + "=v\x00Y=2\x00", "v"},
+		{"X" + CookieEnv + "=v\x00", ""},
+		{CookieEnv + "=", ""},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		require.Equal(t, tc.want, string(cookieOf([]byte(tc.env))), "%q", tc.env)
+	}
+}
+
+// FuzzCookieOf checks cookieOf against splitting the block on NUL.
+func FuzzCookieOf(f *testing.F) {
+	f.Add([]byte(CookieEnv + "=1.2.x\x00A=b\x00"))
+	f.Add([]byte("A=b\x00" + CookieEnv + "=\x00" + CookieEnv + "=2"))
+	f.Fuzz(func(t *testing.T, env []byte) {
+		var want []byte
+		for _, e := range bytes.Split(env, []byte{0}) {
+			if v, ok := bytes.CutPrefix(e, []byte(CookieEnv+"=")); ok {
+				want = v
+				break
+			}
+		}
+		require.Equal(t, string(want), string(cookieOf(env)))
+	})
+}

@@ -1,0 +1,160 @@
+package walk
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/gitignore"
+)
+
+// Excluded collects what the ignore rules excluded during one Walk, so a
+// search whose result is short can say so (SPEC §5). Walk records each
+// excluded file (one the Keep filter would have passed) and each excluded
+// directory; Count then counts the files below those directories.
+type Excluded struct {
+	mu    sync.Mutex
+	files map[*gitignore.Rule]int // excluded files that passed Keep, by rule
+	dirs  []excludedDir
+	keep  func(rel, name string) bool
+}
+
+type excludedDir struct {
+	abs, rel string
+	rule     *gitignore.Rule
+}
+
+// ExcludedCount is what Count found.
+type ExcludedCount struct {
+	// Files is the number of excluded files the walk's Keep filter passes.
+	Files int
+	// Capped is set when counting stopped at the limit: Files is a lower bound.
+	Capped bool
+	// Rule is a rule that excluded the most of them (nil when Files is 0),
+	// and RuleFiles how many it excluded.
+	Rule      *gitignore.Rule
+	RuleFiles int
+}
+
+// record notes the results of one directory's listing.
+func (e *Excluded) record(files map[*gitignore.Rule]int, dirs []excludedDir) {
+	if len(files) == 0 && len(dirs) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.files == nil {
+		e.files = map[*gitignore.Rule]int{}
+	}
+	for r, n := range files {
+		e.files[r] += n
+	}
+	e.dirs = append(e.dirs, dirs...)
+}
+
+// Count counts the excluded files: those Walk saw directly, then those
+// below each excluded directory in path order (directory symlinks not
+// followed, .git, .hg and .svn not entered), reading at most maxEntries
+// directory entries; when it stops there, Files is a lower bound and Capped
+// is set. It is meant to run after the Walk, only when its caller reports
+// the count.
+func (e *Excluded) Count(ctx context.Context, maxEntries int) ExcludedCount {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	byRule := make(map[*gitignore.Rule]int, len(e.files))
+	total := 0
+	for r, n := range e.files {
+		byRule[r] += n
+		total += n
+	}
+	sort.Slice(e.dirs, func(i, j int) bool { return e.dirs[i].rel < e.dirs[j].rel })
+	c := &counter{keep: e.keep, buf: make([]byte, dirBufSize), budget: maxEntries}
+	for _, d := range e.dirs {
+		if c.capped || ctx.Err() != nil {
+			break
+		}
+		n := c.below(ctx, d.abs, d.rel)
+		byRule[d.rule] += n
+		total += n
+	}
+	res := ExcludedCount{Files: total, Capped: c.capped}
+	for r, n := range byRule {
+		if n > res.RuleFiles || (n == res.RuleFiles && n > 0 && ruleBefore(r, res.Rule)) {
+			res.Rule, res.RuleFiles = r, n
+		}
+	}
+	return res
+}
+
+// ruleBefore orders rules by source and line, so ties pick the same rule.
+func ruleBefore(a, b *gitignore.Rule) bool {
+	if b == nil {
+		return true
+	}
+	if a.Source != b.Source {
+		return a.Source < b.Source
+	}
+	return a.Line < b.Line
+}
+
+// counter counts files below excluded directories within a budget of
+// directory entries read.
+type counter struct {
+	keep   func(rel, name string) bool
+	buf    []byte
+	budget int
+	capped bool
+}
+
+// below counts the files below the directory abs (rel: relative to the
+// walk's start) that keep passes, until the budget runs out.
+func (c *counter) below(ctx context.Context, abs, rel string) int {
+	n := 0
+	stack := []excludedDir{{abs: abs, rel: rel}}
+	for len(stack) > 0 && ctx.Err() == nil {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fd, err := unix.Open(d.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		ents := listDir(fd, c.buf, nil)
+		if len(ents) > c.budget {
+			c.capped = true
+			unix.Close(fd)
+			return n
+		}
+		c.budget -= len(ents)
+		for _, ent := range ents {
+			typ := ent.typ
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				if unix.Fstatat(fd, ent.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue
+				}
+				typ = dtype(st.Mode)
+			}
+			switch {
+			case typ == unix.DT_DIR && !skipDirs[ent.name]:
+				stack = append(stack, excludedDir{abs: d.abs + "/" + ent.name, rel: joinRel(d.rel, ent.name)})
+			case typ == unix.DT_REG && ent.name != dotGit && (c.keep == nil || c.keep(joinRel(d.rel, ent.name), ent.name)):
+				n++
+			}
+		}
+		unix.Close(fd)
+	}
+	return n
+}
+
+// dtype maps a stat mode to a dirent type.
+func dtype(mode uint32) uint8 {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFREG:
+		return unix.DT_REG
+	}
+	return unix.DT_UNKNOWN
+}
