@@ -38,6 +38,12 @@ type Options struct {
 	// Keep, when set, is asked about each file (its Rel path and base name)
 	// before the file is stat'ed; false drops it.
 	Keep func(rel, name string) bool
+	// Dir, when set, is asked about each subdirectory below Start that the
+	// ignore rules keep (its Rel path; .git, .hg, .svn and symlinks never
+	// reach it) before the walk queues it; false skips the directory, which
+	// is then not listed. A directory Dir accepted is listed after Dir
+	// returned. Dir may be called from several goroutines at once.
+	Dir func(rel string) bool
 	// Workers is the number of directories read in parallel (0 = one per core).
 	Workers int
 	// Excluded, when set, collects what the ignore rules excluded below
@@ -68,7 +74,7 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	default:
 		return nil, nil
 	}
-	w := &walker{ctx: ctx, keep: opts.Keep, excl: opts.Excluded}
+	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, excl: opts.Excluded}
 	if opts.Excluded != nil {
 		opts.Excluded.keep = opts.Keep
 	}
@@ -123,6 +129,7 @@ type dirJob struct {
 type walker struct {
 	ctx  context.Context
 	keep func(rel, name string) bool
+	dir  func(rel string) bool
 	excl *Excluded // nil: exclusions are not collected
 
 	mu      sync.Mutex
@@ -255,7 +262,11 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if check && w.excluded(set, abs, j.rel, e.name, true, &ex) {
 				continue
 			}
-			w.push(dirJob{abs: abs, rel: joinRel(j.rel, e.name), set: set})
+			rel := joinRel(j.rel, e.name)
+			if w.dir != nil && !w.dir(rel) {
+				continue
+			}
+			w.push(dirJob{abs: abs, rel: rel, set: set})
 		case unix.DT_REG:
 			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
