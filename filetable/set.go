@@ -1,0 +1,84 @@
+package filetable
+
+import (
+	"context"
+	"log"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Set holds the tables of one session, one per root, each built by the first
+// listing of its root.
+type Set struct {
+	logf func(format string, args ...any)
+
+	mu     sync.Mutex
+	tables map[string]*Table
+	closed bool
+}
+
+// NewSet returns an empty set that logs with logf (nil: the standard logger).
+func NewSet(logf func(format string, args ...any)) *Set {
+	if logf == nil {
+		logf = log.Printf
+	}
+	return &Set{logf: logf, tables: map[string]*Table{}}
+}
+
+// List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
+// root, Keep: keep}) returns, from root's table, building it first if need
+// be; see Table.List. root and start are absolute and symlink-evaluated.
+func (s *Set) List(ctx context.Context, root, start string, keep func(rel, name string) bool) ([]walk.File, bool, error) {
+	t := s.table(root)
+	if t == nil {
+		return nil, false, nil
+	}
+	files, ok, err := t.List(ctx, start, keep)
+	if !ok && t.Stats().State == "gone" {
+		s.mu.Lock()
+		if s.tables[root] == t {
+			delete(s.tables, root)
+		}
+		s.mu.Unlock()
+	}
+	return files, ok, err
+}
+
+// Table returns root's table (creating it unbuilt), or nil once the set is
+// closed.
+func (s *Set) table(root string) *Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	t := s.tables[root]
+	if t == nil {
+		t = newTable(root, s.logf)
+		s.tables[root] = t
+	}
+	return t
+}
+
+// Stats returns the figures of root's table, false when it has none.
+func (s *Set) Stats(root string) (Stats, bool) {
+	s.mu.Lock()
+	t := s.tables[root]
+	s.mu.Unlock()
+	if t == nil {
+		return Stats{}, false
+	}
+	return t.Stats(), true
+}
+
+// Close drops every table; later listings return ok=false.
+func (s *Set) Close() {
+	s.mu.Lock()
+	ts := s.tables
+	s.tables, s.closed = nil, true
+	s.mu.Unlock()
+	for _, t := range ts {
+		t.Close()
+	}
+}

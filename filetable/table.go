@@ -1,0 +1,333 @@
+package filetable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// tableState is where a Table is in its life.
+type tableState int
+
+const (
+	stateNew    tableState = iota // not built yet
+	stateLive                     // built and watched
+	stateOff                      // no table for this root (limit, file system); callers walk
+	stateGone                     // the root was deleted or renamed
+	stateClosed                   // closed with its Set
+)
+
+var stateNames = map[tableState]string{stateNew: "new", stateLive: "live", stateOff: "off", stateGone: "gone", stateClosed: "closed"}
+
+// Stats describes a table for logs and benchmarks.
+type Stats struct {
+	// State is "new", "live", "off", "gone" or "closed".
+	State string
+	// Files and Dirs count what the table holds; Watches the inotify
+	// watches of its directories.
+	Files, Dirs, Watches int
+	// Builds counts walks of the whole root (the first one, overflows,
+	// changed ignore files at or above the root); Rewalks the scoped walks
+	// that applied events.
+	Builds, Rewalks int
+	// Events counts inotify events read; Overflows queue overflows.
+	Events, Overflows int
+}
+
+// Table is the resident file table of one root. Its methods may be called
+// concurrently.
+type Table struct {
+	root string
+	logf func(format string, args ...any)
+
+	mu          sync.Mutex
+	state       tableState
+	w           *watcher
+	top         *dirNode
+	byWD        map[int32]*dirNode
+	special     map[int32]specialWatch
+	rootIgnored bool // the root lies in a directory its repository ignores
+	pend        pending
+	stats       Stats
+	readerDone  chan struct{}
+	closeOnce   sync.Once
+}
+
+// pending holds what events asked for and the next listing will apply.
+type pending struct {
+	rebuild bool
+	relist  map[*dirNode]bool
+	subtree map[*dirNode]bool
+	restat  map[*dirNode]map[string]bool
+}
+
+func (p *pending) empty() bool {
+	return !p.rebuild && len(p.relist) == 0 && len(p.subtree) == 0 && len(p.restat) == 0
+}
+
+// newTable returns the unbuilt table of root (absolute, symlink-evaluated).
+func newTable(root string, logf func(string, ...any)) *Table {
+	return &Table{root: root, logf: logf}
+}
+
+// List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
+// root, Keep: keep}) returns at the moment of the call, newest first. ok is
+// false when the table cannot answer (no table for this root, start is not a
+// directory the table holds, or start's walk would judge ignore rules
+// differently from the root's): the caller walks instead. err is ctx's
+// error when the call was cancelled while the table was built or brought up
+// to date.
+func (t *Table) List(ctx context.Context, start string, keep func(rel, name string) bool) (files []walk.File, ok bool, err error) {
+	t.mu.Lock()
+	err = t.ready(ctx)
+	live := t.state == stateLive
+	var n *dirNode
+	if err == nil && live {
+		n = t.startNode(start)
+		if n != nil {
+			files = collect(n, start, keep)
+		}
+	}
+	t.mu.Unlock()
+	if !live {
+		t.release()
+	}
+	if err != nil || n == nil {
+		return nil, false, err
+	}
+	walk.SortNewestFirst(files)
+	return files, true, nil
+}
+
+// Stats returns the table's figures.
+func (t *Table) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.stats
+	st.State = stateNames[t.state]
+	st.Files, st.Dirs, st.Watches = 0, 0, 0
+	if t.top != nil {
+		t.top.each(func(d *dirNode) {
+			st.Dirs++
+			st.Files += len(d.files)
+			if d.wd >= 0 {
+				st.Watches++
+			}
+		})
+	}
+	return st
+}
+
+// Close drops the table and its watches. It may be called more than once.
+func (t *Table) Close() {
+	t.mu.Lock()
+	if t.state != stateOff && t.state != stateGone {
+		t.state = stateClosed
+	}
+	t.mu.Unlock()
+	t.release()
+}
+
+// release stops the event reader, closes the watcher and frees the tree;
+// the state says why.
+func (t *Table) release() {
+	t.mu.Lock()
+	final := t.state != stateNew && t.state != stateLive
+	t.mu.Unlock()
+	if !final {
+		return
+	}
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		w, done := t.w, t.readerDone
+		t.mu.Unlock()
+		if w == nil {
+			return
+		}
+		w.stop()
+		if done != nil {
+			<-done
+		}
+		t.mu.Lock()
+		w.close()
+		t.w, t.top, t.byWD, t.special, t.pend = nil, nil, nil, nil, pending{}
+		t.mu.Unlock()
+	})
+}
+
+// ready builds the table or brings it up to date; t.mu held.
+func (t *Table) ready(ctx context.Context) error {
+	switch t.state {
+	case stateNew:
+		return t.build(ctx)
+	case stateLive:
+		if err := t.w.drain(t.record); err != nil {
+			t.turnOff(err.Error())
+			return nil
+		}
+		return t.apply(ctx)
+	}
+	return nil
+}
+
+// turnOff gives up the table for this root; t.mu held.
+func (t *Table) turnOff(why string) {
+	t.logf("filetable %s: no file table, grep and glob walk this root on every call: %s", t.root, why)
+	t.state = stateOff
+}
+
+// build makes the watcher, watches what lies outside the tree, walks the
+// root and starts the event reader; t.mu held.
+func (t *Table) build(ctx context.Context) error {
+	if fs := fsUnreliable(t.root); fs != "" {
+		t.turnOff((&errUnreliable{dir: t.root, fs: fs}).Error())
+		return nil
+	}
+	w, err := newWatcher()
+	if err != nil {
+		t.turnOff(err.Error())
+		return nil
+	}
+	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32]specialWatch{}
+	if err := t.rebuild(ctx); err != nil {
+		w.close()
+		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
+		if t.state == stateNew {
+			if ctx.Err() != nil {
+				return err
+			}
+			t.logf("filetable %s: %v", t.root, err)
+			t.state = stateGone
+		}
+		return nil
+	}
+	if t.state != stateNew {
+		return nil
+	}
+	t.rootIgnored = t.checkRootIgnored(ctx)
+	t.state = stateLive
+	t.readerDone = make(chan struct{})
+	go t.reader(w, t.readerDone)
+	return nil
+}
+
+// rebuild walks the whole root into a fresh tree; t.mu held. It turns the
+// table off (and returns nil) when a limit or the file system forbids a
+// table.
+func (t *Table) rebuild(ctx context.Context) error {
+	t.stats.Builds++
+	// Watch what lies outside the tree again: a git dir's info/ may have
+	// appeared since the last build.
+	if err := t.watchOutside(); err != nil {
+		t.turnOff(err.Error())
+		return err
+	}
+	s := newScope(t)
+	s.all = true
+	wd, repo, err := t.watchDir("")
+	if err == nil && wd < 0 {
+		err = fmt.Errorf("cannot watch %s", t.root)
+	}
+	if err != nil {
+		t.turnOff(err.Error())
+		return err
+	}
+	s.full[""] = &dirNode{wd: wd, repo: repo}
+	files, err := s.run(ctx)
+	if err != nil {
+		var unrel *errUnreliable
+		if errors.Is(err, errWatchLimit) || errors.As(err, &unrel) {
+			t.turnOff(err.Error())
+		}
+		return err
+	}
+	t.splice(s, files)
+	return nil
+}
+
+// reader drains events into pending as they come, so the kernel queue does
+// not overflow between calls and bursts are merged.
+func (t *Table) reader(w *watcher, done chan struct{}) {
+	defer close(done)
+	for w.wait() {
+		t.mu.Lock()
+		if t.state != stateLive {
+			t.mu.Unlock()
+			return
+		}
+		if err := w.drain(t.record); err != nil {
+			t.logf("filetable %s: %v", t.root, err)
+			t.pend.rebuild = true
+		}
+		t.mu.Unlock()
+	}
+}
+
+// startNode returns the node of directory start when the table can answer a
+// walk starting there, else nil; t.mu held.
+func (t *Table) startNode(start string) *dirNode {
+	if start == t.root {
+		return t.top
+	}
+	rel, ok := strings.CutPrefix(start, t.root+"/")
+	if !ok || rel == "" || t.rootIgnored {
+		return nil
+	}
+	n := t.top
+	for _, c := range strings.Split(rel, "/") {
+		if n = n.child(c); n == nil {
+			return nil
+		}
+	}
+	// A walk starting inside a nested repository takes that repository's
+	// rules as its base; only the root's walk reaches it from outside.
+	for d := n; d != t.top; d = d.parent {
+		if d.repo {
+			return nil
+		}
+	}
+	return n
+}
+
+// collect lists the files below n (the directory start), as walk.Walk
+// would before sorting.
+func collect(n *dirNode, start string, keep func(rel, name string) bool) []walk.File {
+	var out []walk.File
+	var visit func(d *dirNode, prefix string)
+	visit = func(d *dirNode, prefix string) {
+		for _, f := range d.files {
+			abs := start + "/" + prefix + f.name
+			rel := abs[len(start)+1:]
+			if keep != nil && !keep(rel, abs[len(abs)-len(f.name):]) {
+				continue
+			}
+			out = append(out, walk.File{Abs: abs, Rel: rel, ModTime: f.mtime, Size: f.size})
+		}
+		for _, c := range d.dirs {
+			visit(c, prefix+c.name+"/")
+		}
+	}
+	visit(n, "")
+	return out
+}
+
+// restat refreshes the size and time of the file name in d; false when it is
+// no longer a regular file (the directory is then listed again).
+func (t *Table) restat(d *dirNode, dirRel, name string) bool {
+	i := d.file(name)
+	if i < 0 {
+		return true
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(t.abs(joinRel(dirRel, name)), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	d.files[i].size, d.files[i].mtime = st.Size, st.Mtim.Nano()
+	return true
+}
