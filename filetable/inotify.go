@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,12 +30,17 @@ type event struct {
 // errWatchLimit reports that no more watches (or instances) can be had.
 var errWatchLimit = errors.New("inotify limit reached")
 
+// watchBudget, when positive, caps the watches one watcher adds as if
+// fs.inotify.max_user_watches were reached (tests set it).
+var watchBudget = 0
+
 // watcher owns one non-blocking inotify descriptor and an eventfd that wakes
 // a goroutine waiting in wait.
 type watcher struct {
-	fd   int
-	wake int
-	buf  []byte
+	fd    int
+	wake  int
+	buf   []byte
+	added atomic.Int64 // successful adds, for watchBudget
 }
 
 func newWatcher() (*watcher, error) {
@@ -58,6 +64,12 @@ func newWatcher() (*watcher, error) {
 // watches is errWatchLimit.
 func (w *watcher) add(path string, mask uint32) (int32, error) {
 	wd, err := unix.InotifyAddWatch(w.fd, path, mask)
+	if err == nil {
+		if n := w.added.Add(1); watchBudget > 0 && n > int64(watchBudget) {
+			_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
+			err = unix.ENOSPC
+		}
+	}
 	if err != nil {
 		if err == unix.ENOSPC {
 			return -1, fmt.Errorf("inotify_add_watch %s: %w (fs.inotify.max_user_watches): %w", path, err, errWatchLimit)

@@ -28,7 +28,7 @@ func TestTableMatchesWalk(t *testing.T) {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
 	t.Logf("FILETABLE_SEED=%d", seed)
-	rounds, steps := 6, 120
+	rounds, steps := 4, 60
 	if testing.Short() {
 		rounds, steps = 2, 40
 	}
