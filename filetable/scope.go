@@ -70,7 +70,8 @@ func (s *scope) dir(rel string) bool {
 	mode := s.decide(rel, p, name)
 	switch mode {
 	case modeFull:
-		s.full[rel] = &dirNode{name: strings.Clone(name), wd: -1}
+		path := strings.Clone(rel)
+		s.full[rel] = &dirNode{path: path, name: path[len(path)-len(name):], wd: -1}
 		s.present[rel] = true
 	case modePresent, modeEnter:
 		s.present[rel] = true

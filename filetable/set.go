@@ -28,7 +28,7 @@ func NewSet(logf func(format string, args ...any)) *Set {
 
 // List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
 // root, Keep: keep}) returns, from root's table, building it first if need
-// be; see Table.List. root and start are absolute and symlink-evaluated.
+// be; see Table.List (keep must not retain its arguments). root and start are absolute and symlink-evaluated.
 func (s *Set) List(ctx context.Context, root, start string, keep func(rel, name string) bool) ([]walk.File, bool, error) {
 	t := s.table(root)
 	if t == nil {

@@ -18,6 +18,7 @@ func (t *Table) splice(s *scope, files []walk.File) {
 		p, name := parentRel(f.Rel)
 		groups[p] = append(groups[p], fileEntry{name: strings.Clone(name), size: f.Size, mtime: f.ModTime})
 	}
+	t.orderOK = false
 	var dropped []*dirNode
 	drop := func(n *dirNode) { n.each(func(d *dirNode) { dropped = append(dropped, d) }) }
 	for rel, n := range s.full {
@@ -118,7 +119,7 @@ func (t *Table) moveWatches(s *scope, dropped []*dirNode) {
 
 // insert adds c to d's subdirectories in name order.
 func (d *dirNode) insert(c *dirNode) {
-	i := sort.Search(len(d.dirs), func(i int) bool { return d.dirs[i].name >= c.name })
+	i := sort.Search(len(d.dirs), func(i int) bool { return dirCmp(d.dirs[i].name, c.name) >= 0 })
 	d.dirs = slices.Insert(d.dirs, i, c)
 }
 

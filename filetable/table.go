@@ -54,6 +54,8 @@ type Table struct {
 	special     map[int32]specialWatch
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
+	order       []ref // every file, newest first (valid when orderOK)
+	orderOK     bool
 	stats       Stats
 	readerDone  chan struct{}
 	closeOnce   sync.Once
@@ -77,7 +79,8 @@ func newTable(root string, logf func(string, ...any)) *Table {
 }
 
 // List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
-// root, Keep: keep}) returns at the moment of the call, newest first. ok is
+// root, Keep: keep}) returns at the moment of the call, newest first; keep
+// must not retain its arguments. ok is
 // false when the table cannot answer (no table for this root, start is not a
 // directory the table holds, or start's walk would judge ignore rules
 // differently from the root's): the caller walks instead. err is ctx's
@@ -91,7 +94,7 @@ func (t *Table) List(ctx context.Context, start string, keep func(rel, name stri
 	if err == nil && live {
 		n = t.startNode(start)
 		if n != nil {
-			files = collect(n, start, keep)
+			files = t.collect(n, start, keep)
 		}
 	}
 	t.mu.Unlock()
@@ -101,7 +104,6 @@ func (t *Table) List(ctx context.Context, start string, keep func(rel, name stri
 	if err != nil || n == nil {
 		return nil, false, err
 	}
-	walk.SortNewestFirst(files)
 	return files, true, nil
 }
 
@@ -157,6 +159,7 @@ func (t *Table) release() {
 		t.mu.Lock()
 		w.close()
 		t.w, t.top, t.byWD, t.special, t.pend = nil, nil, nil, nil, pending{}
+		t.order, t.orderOK = nil, false
 		t.mu.Unlock()
 	})
 }
@@ -295,28 +298,6 @@ func (t *Table) startNode(start string) *dirNode {
 	return n
 }
 
-// collect lists the files below n (the directory start), as walk.Walk
-// would before sorting.
-func collect(n *dirNode, start string, keep func(rel, name string) bool) []walk.File {
-	var out []walk.File
-	var visit func(d *dirNode, prefix string)
-	visit = func(d *dirNode, prefix string) {
-		for _, f := range d.files {
-			abs := start + "/" + prefix + f.name
-			rel := abs[len(start)+1:]
-			if keep != nil && !keep(rel, abs[len(abs)-len(f.name):]) {
-				continue
-			}
-			out = append(out, walk.File{Abs: abs, Rel: rel, ModTime: f.mtime, Size: f.size})
-		}
-		for _, c := range d.dirs {
-			visit(c, prefix+c.name+"/")
-		}
-	}
-	visit(n, "")
-	return out
-}
-
 // restat refreshes the size and time of the file name in d; false when it is
 // no longer a regular file (the directory is then listed again).
 func (t *Table) restat(d *dirNode, dirRel, name string) bool {
@@ -328,6 +309,9 @@ func (t *Table) restat(d *dirNode, dirRel, name string) bool {
 	if err := unix.Lstat(t.abs(joinRel(dirRel, name)), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return false
 	}
-	d.files[i].size, d.files[i].mtime = st.Size, st.Mtim.Nano()
+	if f := &d.files[i]; f.size != st.Size || f.mtime != st.Mtim.Nano() {
+		f.size, f.mtime = st.Size, st.Mtim.Nano()
+		t.orderOK = false
+	}
 	return true
 }

@@ -8,12 +8,13 @@ import (
 // dirNode is one directory the walk keeps. A file costs one fileEntry (32
 // bytes) plus its name; a directory one dirNode plus one watch.
 type dirNode struct {
-	name   string
+	path   string // slash-separated path below the root, "" for the root
+	name   string // last component of path
 	parent *dirNode
 	wd     int32       // inotify watch, -1 when the directory could not be watched
 	repo   bool        // holds a .git entry: a nested repository starts here
 	files  []fileEntry // sorted by name
-	dirs   []*dirNode  // sorted by name
+	dirs   []*dirNode  // sorted by name + "/" (see dirCmp)
 }
 
 // fileEntry is one regular file the walk keeps.
@@ -25,20 +26,11 @@ type fileEntry struct {
 
 // rel returns the directory's slash-separated path below the root ("" for
 // the root).
-func (d *dirNode) rel() string {
-	var parts []string
-	for n := d; n.parent != nil; n = n.parent {
-		parts = append(parts, n.name)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return strings.Join(parts, "/")
-}
+func (d *dirNode) rel() string { return d.path }
 
 // child returns the subdirectory called name, or nil.
 func (d *dirNode) child(name string) *dirNode {
-	i := sort.Search(len(d.dirs), func(i int) bool { return d.dirs[i].name >= name })
+	i := sort.Search(len(d.dirs), func(i int) bool { return dirCmp(d.dirs[i].name, name) >= 0 })
 	if i < len(d.dirs) && d.dirs[i].name == name {
 		return d.dirs[i]
 	}
@@ -85,9 +77,49 @@ func (d *dirNode) attached(top *dirNode) bool {
 	return false
 }
 
-// sortNodes orders subdirectories by name.
+// sortNodes orders subdirectories by name + "/", the order in which their
+// contents' paths sort.
 func sortNodes(ds []*dirNode) {
-	sort.Slice(ds, func(i, j int) bool { return ds[i].name < ds[j].name })
+	sort.Slice(ds, func(i, j int) bool { return dirCmp(ds[i].name, ds[j].name) < 0 })
+}
+
+// dirCmp compares a+"/" with b+"/" (names hold no slash).
+func dirCmp(a, b string) int {
+	n := min(len(a), len(b))
+	if r := strings.Compare(a[:n], b[:n]); r != 0 {
+		return r
+	}
+	switch {
+	case len(a) == len(b):
+		return 0
+	case len(a) == n: // a+"/" against b's next byte
+		return cmpByte('/', b[n])
+	default:
+		return cmpByte(a[n], '/')
+	}
+}
+
+// fileDirCmp compares the file name f with the directory name d + "/": the
+// order of f's path and the paths below d.
+func fileDirCmp(f, d string) int {
+	n := min(len(f), len(d))
+	if r := strings.Compare(f[:n], d[:n]); r != 0 {
+		return r
+	}
+	if len(f) == n {
+		return -1 // f is a prefix of d + "/"
+	}
+	return cmpByte(f[n], '/')
+}
+
+func cmpByte(a, b byte) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // sortFiles orders files by name.
