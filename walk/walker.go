@@ -44,6 +44,10 @@ type Options struct {
 	// is then not listed. A directory Dir accepted is listed after Dir
 	// returned. Dir may be called from several goroutines at once.
 	Dir func(rel string) bool
+	// Found, when set, is called with each file the walk returns as soon as
+	// it is stat'ed, before the walk ends (so work on files can overlap the
+	// walk). It may be called from several goroutines at once.
+	Found func(File)
 	// Workers is the number of directories read in parallel (0 = one per core).
 	Workers int
 	// Excluded, when set, collects what the ignore rules excluded below
@@ -68,13 +72,16 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		name := filepath.Base(opts.Start)
-		return []File{{Abs: opts.Start, Rel: name, ModTime: st.Mtim.Nano(), Size: st.Size}}, nil
+		f := File{Abs: opts.Start, Rel: filepath.Base(opts.Start), ModTime: st.Mtim.Nano(), Size: st.Size}
+		if opts.Found != nil {
+			opts.Found(f)
+		}
+		return []File{f}, nil
 	case unix.S_IFDIR:
 	default:
 		return nil, nil
 	}
-	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, excl: opts.Excluded}
+	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, found: opts.Found, excl: opts.Excluded}
 	if opts.Excluded != nil {
 		opts.Excluded.keep = opts.Keep
 	}
@@ -127,10 +134,11 @@ type dirJob struct {
 }
 
 type walker struct {
-	ctx  context.Context
-	keep func(rel, name string) bool
-	dir  func(rel string) bool
-	excl *Excluded // nil: exclusions are not collected
+	ctx   context.Context
+	keep  func(rel, name string) bool
+	dir   func(rel string) bool
+	found func(File)
+	excl  *Excluded // nil: exclusions are not collected
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -281,7 +289,11 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if st.Mode&unix.S_IFMT != unix.S_IFREG {
 				continue
 			}
-			out = append(out, File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
+			f := File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size}
+			if w.found != nil {
+				w.found(f)
+			}
+			out = append(out, f)
 		}
 	}
 	if w.excl != nil {

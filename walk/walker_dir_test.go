@@ -2,6 +2,7 @@ package walk
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
@@ -40,4 +41,22 @@ func TestWalkDir(t *testing.T) {
 	}
 	sort.Strings(got)
 	require.Equal(t, []string{".gitignore", "a/b/c/z.go", "a/b/y.go", "a/x.go"}, got)
+}
+
+// TestWalkFound checks that Options.Found sees exactly the files Walk returns.
+func TestWalkFound(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{".gitignore": "*.log\n", "a/x.go": "x", "a/y.log": "", "b/c/z.txt": "zz"})
+	for _, start := range []string{dir, filepath.Join(dir, "a", "y.log")} {
+		var mu sync.Mutex
+		var found []File
+		files, err := Walk(context.Background(), Options{Start: start, Boundary: dir, Found: func(f File) {
+			mu.Lock()
+			found = append(found, f)
+			mu.Unlock()
+		}})
+		require.NoError(t, err)
+		SortNewestFirst(found)
+		require.Equal(t, files, found)
+	}
 }
