@@ -31,7 +31,7 @@ func BenchmarkBuild(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		tab := newTable(root, b.Logf)
-		if _, ok, err := tab.List(context.Background(), root, nil); !ok || err != nil {
+		if _, ok, err := tab.List(context.Background(), Query{Start: root}); !ok || err != nil {
 			b.Fatal("no table", err)
 		}
 		b.StopTimer()
@@ -54,12 +54,12 @@ func BenchmarkListWarm(b *testing.B) {
 	root := benchRoot(b)
 	tab := newTable(root, b.Logf)
 	defer tab.Close()
-	if _, ok, _ := tab.List(context.Background(), root, nil); !ok {
+	if _, ok, _ := tab.List(context.Background(), Query{Start: root}); !ok {
 		b.Fatal("no table")
 	}
 	b.Run("table", func(b *testing.B) {
 		for range b.N {
-			_, _, _ = tab.List(context.Background(), root, nil)
+			_, _, _ = tab.List(context.Background(), Query{Start: root})
 		}
 	})
 	b.Run("walk", func(b *testing.B) {

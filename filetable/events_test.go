@@ -50,7 +50,7 @@ func tree(t *testing.T, files map[string]string) string {
 // same requires the table's listing of start to equal a cold walk.
 func same(t *testing.T, tab *Table, root, start string) []walk.File {
 	t.Helper()
-	got, ok, err := tab.List(context.Background(), start, nil)
+	got, ok, err := tab.List(context.Background(), Query{Start: start})
 	require.NoError(t, err)
 	require.True(t, ok)
 	want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: root})
@@ -113,12 +113,12 @@ func TestTableWatchLimit(t *testing.T) {
 	t.Cleanup(func() { watchBudget = old })
 	tab := newTable(root, l.logf)
 	t.Cleanup(tab.Close)
-	_, ok, err := tab.List(context.Background(), root, nil)
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Equal(t, "off", tab.Stats().State)
 	require.Contains(t, l.text(), "max_user_watches")
-	_, ok, _ = tab.List(context.Background(), root, nil)
+	_, ok, _ = tab.List(context.Background(), Query{Start: root})
 	require.False(t, ok)
 }
 
@@ -134,7 +134,7 @@ func TestTableWatchLimitLater(t *testing.T) {
 	watchBudget = 1
 	t.Cleanup(func() { watchBudget = old })
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "new", "deeper"), 0o755))
-	_, ok, err := tab.List(context.Background(), root, nil)
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Contains(t, l.text(), "max_user_watches")
@@ -152,7 +152,7 @@ func TestTableUnreliableFS(t *testing.T) {
 	l := &recLog{}
 	tab := newTable(root, l.logf)
 	t.Cleanup(tab.Close)
-	_, ok, err := tab.List(context.Background(), root, nil)
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Contains(t, l.text(), "test-fs")
@@ -181,11 +181,11 @@ func TestTableRootGone(t *testing.T) {
 	l := &recLog{}
 	s := NewSet(l.logf)
 	t.Cleanup(s.Close)
-	_, ok, err := s.List(context.Background(), root, root, nil)
+	_, ok, err := s.List(context.Background(), root, Query{Start: root})
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, os.RemoveAll(root))
-	_, ok, err = s.List(context.Background(), root, root, nil)
+	_, ok, err = s.List(context.Background(), root, Query{Start: root})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Contains(t, l.text(), "table dropped")
@@ -193,7 +193,7 @@ func TestTableRootGone(t *testing.T) {
 	require.False(t, has)
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "b"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "b", "y"), nil, 0o644))
-	files, ok, err := s.List(context.Background(), root, root, nil)
+	files, ok, err := s.List(context.Background(), root, Query{Start: root})
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, []string{"b/y"}, rels(files))
@@ -214,7 +214,7 @@ func TestTableIgnoreChanges(t *testing.T) {
 	require.Equal(t, []string{"b/c/w.log", "b/z.log"}, sorted(rels(same(t, tab, root, root))))
 	same(t, tab, root, filepath.Join(root, "b"))
 	// A directory that became ignored is not a start the table answers for.
-	_, ok, err := tab.List(context.Background(), filepath.Join(root, "a"), nil)
+	_, ok, err := tab.List(context.Background(), Query{Start: filepath.Join(root, "a")})
 	require.NoError(t, err)
 	require.False(t, ok)
 }
@@ -227,7 +227,7 @@ func TestTableRootIgnored(t *testing.T) {
 	tab := newTable(root, (&recLog{}).logf)
 	t.Cleanup(tab.Close)
 	same(t, tab, root, root)
-	_, ok, err := tab.List(context.Background(), filepath.Join(root, "a"), nil)
+	_, ok, err := tab.List(context.Background(), Query{Start: filepath.Join(root, "a")})
 	require.NoError(t, err)
 	require.False(t, ok, "a walk of a/ treats it as an explicit path; only the root's walk is in the table")
 
@@ -287,3 +287,30 @@ func sprintf(format string, args ...any) string { return fmt.Sprintf(format, arg
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func sorted(s []string) []string { sort.Strings(s); return s }
+
+// TestTableFound checks that the build hands over, while it walks, every
+// file of the answer (and only files below the start that keep keeps).
+func TestTableFound(t *testing.T) {
+	root := tree(t, map[string]string{".gitignore": "*.log\n", "a/x.go": "1", "a/y.log": "", "a/b/z.go": "22", "c/w.go": ""})
+	tab := newTable(root, (&recLog{}).logf)
+	t.Cleanup(tab.Close)
+	var mu sync.Mutex
+	var found []walk.File
+	start := filepath.Join(root, "a")
+	keep := func(rel, name string) bool { return strings.HasSuffix(name, ".go") }
+	files, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Found: func(f walk.File) {
+		mu.Lock()
+		found = append(found, f)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	require.True(t, ok)
+	walk.SortNewestFirst(found)
+	require.Equal(t, files, found)
+	require.Equal(t, []string{"b/z.go", "x.go"}, sorted(rels(files)))
+	// A warm table does not walk, so nothing is handed over.
+	found = nil
+	_, ok, _ = tab.List(context.Background(), Query{Start: start, Found: func(f walk.File) { found = append(found, f) }})
+	require.True(t, ok)
+	require.Empty(t, found)
+}

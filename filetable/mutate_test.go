@@ -268,7 +268,7 @@ func (m *mutator) check(tab *Table) {
 	for _, rel := range starts {
 		start := tab.abs(rel)
 		keep := globKeeps[m.pick(len(globKeeps))]
-		got, ok, err := tab.List(context.Background(), start, keep)
+		got, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep})
 		require.NoError(t, err)
 		require.True(t, ok, "table cannot answer for %q after %v (stats %+v)", rel, m.log, tab.Stats())
 		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep})

@@ -32,6 +32,8 @@ type scope struct {
 	full    map[string]*dirNode // rel -> new node of every directory listed in full
 	present map[string]bool     // rel of every other directory the walk reached
 	err     error               // a reason the table cannot go on (watch limit, unreliable fs)
+
+	found func(walk.File) // walk.Options.Found of a build, or nil
 }
 
 func newScope(t *Table) *scope {
@@ -136,7 +138,7 @@ func (s *scope) keep(rel, _ string) bool {
 // run walks the root. The root's own node is prepared by the caller when all
 // is set.
 func (s *scope) run(ctx context.Context) ([]walk.File, error) {
-	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep})
+	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found})
 	if s.err != nil {
 		return nil, s.err
 	}

@@ -26,15 +26,14 @@ func NewSet(logf func(format string, args ...any)) *Set {
 	return &Set{logf: logf, tables: map[string]*Table{}}
 }
 
-// List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
-// root, Keep: keep}) returns, from root's table, building it first if need
-// be; see Table.List (keep must not retain its arguments). root and start are absolute and symlink-evaluated.
-func (s *Set) List(ctx context.Context, root, start string, keep func(rel, name string) bool) ([]walk.File, bool, error) {
+// List answers q from root's table, building it first if need be; see
+// Table.List. root is absolute and symlink-evaluated.
+func (s *Set) List(ctx context.Context, root string, q Query) ([]walk.File, bool, error) {
 	t := s.table(root)
 	if t == nil {
 		return nil, false, nil
 	}
-	files, ok, err := t.List(ctx, start, keep)
+	files, ok, err := t.List(ctx, q)
 	if !ok && t.Stats().State == "gone" {
 		s.mu.Lock()
 		if s.tables[root] == t {

@@ -78,23 +78,38 @@ func newTable(root string, logf func(string, ...any)) *Table {
 	return &Table{root: root, logf: logf}
 }
 
-// List returns what walk.Walk(ctx, walk.Options{Start: start, Boundary:
-// root, Keep: keep}) returns at the moment of the call, newest first; keep
-// must not retain its arguments. ok is
+// Query is one listing.
+type Query struct {
+	// Start is the absolute, symlink-evaluated directory to list.
+	Start string
+	// Keep, when set, is asked about each file (its path relative to Start
+	// and its base name) as walk.Options.Keep is; it must not retain its
+	// arguments.
+	Keep func(rel, name string) bool
+	// Found, when set, receives files of the listing while the call walks
+	// (it does when it builds the table), as walk.Options.Found does, so
+	// work can overlap the walk. It may be called from several goroutines,
+	// and it may receive files the answer then leaves out (when ok is
+	// false); the answer is authoritative.
+	Found func(walk.File)
+}
+
+// List returns what walk.Walk(ctx, walk.Options{Start: q.Start, Boundary:
+// root, Keep: q.Keep}) returns at the moment of the call, newest first. ok is
 // false when the table cannot answer (no table for this root, start is not a
 // directory the table holds, or start's walk would judge ignore rules
 // differently from the root's): the caller walks instead. err is ctx's
 // error when the call was cancelled while the table was built or brought up
 // to date.
-func (t *Table) List(ctx context.Context, start string, keep func(rel, name string) bool) (files []walk.File, ok bool, err error) {
+func (t *Table) List(ctx context.Context, q Query) (files []walk.File, ok bool, err error) {
 	t.mu.Lock()
-	err = t.ready(ctx)
+	err = t.ready(ctx, foundAdapter(t.root, q))
 	live := t.state == stateLive
 	var n *dirNode
 	if err == nil && live {
-		n = t.startNode(start)
+		n = t.startNode(q.Start)
 		if n != nil {
-			files = t.collect(n, start, keep)
+			files = t.collect(n, q.Start, q.Keep)
 		}
 	}
 	t.mu.Unlock()
@@ -165,10 +180,10 @@ func (t *Table) release() {
 }
 
 // ready builds the table or brings it up to date; t.mu held.
-func (t *Table) ready(ctx context.Context) error {
+func (t *Table) ready(ctx context.Context, found func(walk.File)) error {
 	switch t.state {
 	case stateNew:
-		return t.build(ctx)
+		return t.build(ctx, found)
 	case stateLive:
 		if err := t.w.drain(t.record); err != nil {
 			t.turnOff(err.Error())
@@ -187,7 +202,7 @@ func (t *Table) turnOff(why string) {
 
 // build makes the watcher, watches what lies outside the tree, walks the
 // root and starts the event reader; t.mu held.
-func (t *Table) build(ctx context.Context) error {
+func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 	if fs := fsUnreliable(t.root); fs != "" {
 		t.turnOff((&errUnreliable{dir: t.root, fs: fs}).Error())
 		return nil
@@ -198,7 +213,7 @@ func (t *Table) build(ctx context.Context) error {
 		return nil
 	}
 	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32]specialWatch{}
-	if err := t.rebuild(ctx); err != nil {
+	if err := t.rebuild(ctx, found); err != nil {
 		w.close()
 		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
 		if t.state == stateNew {
@@ -223,7 +238,7 @@ func (t *Table) build(ctx context.Context) error {
 // rebuild walks the whole root into a fresh tree; t.mu held. It turns the
 // table off (and returns nil) when a limit or the file system forbids a
 // table.
-func (t *Table) rebuild(ctx context.Context) error {
+func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 	t.stats.Builds++
 	// Watch what lies outside the tree again: a git dir's info/ may have
 	// appeared since the last build.
@@ -242,6 +257,7 @@ func (t *Table) rebuild(ctx context.Context) error {
 		return err
 	}
 	s.full[""] = &dirNode{wd: wd, repo: repo}
+	s.found = found
 	files, err := s.run(ctx)
 	if err != nil {
 		var unrel *errUnreliable
@@ -252,6 +268,32 @@ func (t *Table) rebuild(ctx context.Context) error {
 	}
 	t.splice(s, files)
 	return nil
+}
+
+// foundAdapter turns q.Found into the Found of a walk of root: files below
+// q.Start that q.Keep keeps, with paths relative to q.Start.
+func foundAdapter(root string, q Query) func(walk.File) {
+	if q.Found == nil {
+		return nil
+	}
+	prefix := ""
+	if q.Start != root {
+		rel, ok := strings.CutPrefix(q.Start, root+"/")
+		if !ok {
+			return nil
+		}
+		prefix = rel + "/"
+	}
+	return func(f walk.File) {
+		rel, ok := strings.CutPrefix(f.Rel, prefix)
+		if !ok {
+			return
+		}
+		if q.Keep != nil && !q.Keep(rel, rel[strings.LastIndexByte(rel, '/')+1:]) {
+			return
+		}
+		q.Found(walk.File{Abs: f.Abs, Rel: rel, ModTime: f.ModTime, Size: f.Size})
+	}
 }
 
 // reader drains events into pending as they come, so the kernel queue does
