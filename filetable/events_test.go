@@ -179,7 +179,7 @@ func TestFSMagicNumbers(t *testing.T) {
 func TestTableRootGone(t *testing.T) {
 	root := tree(t, map[string]string{"a/x": "1"})
 	l := &recLog{}
-	s := NewSet(l.logf)
+	s := NewSet([]string{root}, l.logf)
 	t.Cleanup(s.Close)
 	_, ok, err := s.List(context.Background(), root, Query{Start: root})
 	require.NoError(t, err)
@@ -313,4 +313,30 @@ func TestTableFound(t *testing.T) {
 	_, ok, _ = tab.List(context.Background(), Query{Start: start, Found: func(f walk.File) { found = append(found, f) }})
 	require.True(t, ok)
 	require.Empty(t, found)
+}
+
+// TestSetWalk answers from the table for a root of the set and walks for
+// anything else, both as walk.Walk would.
+func TestSetWalk(t *testing.T) {
+	root := tree(t, map[string]string{".gitignore": "node_modules/\n", "a/x.go": "1", "node_modules/m/i.js": ""})
+	other := tree(t, map[string]string{"o.txt": ""})
+	s := NewSet([]string{root}, (&recLog{}).logf)
+	t.Cleanup(s.Close)
+	for _, opts := range []walk.Options{
+		{Start: root, Boundary: root},
+		{Start: filepath.Join(root, "node_modules"), Boundary: root}, // an explicit path into an ignored tree
+		{Start: filepath.Join(root, "a", "x.go"), Boundary: root},
+		{Start: other, Boundary: other},
+	} {
+		want, err := walk.Walk(context.Background(), opts)
+		require.NoError(t, err)
+		got, err := s.Walk(context.Background(), opts)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+	st, ok := s.Stats(root)
+	require.True(t, ok)
+	require.Equal(t, 2, st.Files)
+	_, ok = s.Stats(other)
+	require.False(t, ok)
 }

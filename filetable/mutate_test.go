@@ -257,6 +257,13 @@ var globKeeps = []func(rel, name string) bool{
 	func(rel, name string) bool { return strings.Contains(rel, "/") },
 }
 
+// dirFilters are the subdirectory prunings the queries use.
+var dirFilters = []func(rel string) bool{
+	nil,
+	func(rel string) bool { return !strings.HasSuffix(rel, "b") },
+	func(rel string) bool { return strings.HasPrefix(rel, "src") || strings.HasPrefix("src", rel) },
+}
+
 // check compares every listing the table gives with a cold walk.
 func (m *mutator) check(tab *Table) {
 	t := m.t
@@ -268,10 +275,11 @@ func (m *mutator) check(tab *Table) {
 	for _, rel := range starts {
 		start := tab.abs(rel)
 		keep := globKeeps[m.pick(len(globKeeps))]
-		got, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep})
+		dir := dirFilters[m.pick(len(dirFilters))]
+		got, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Dir: dir})
 		require.NoError(t, err)
 		require.True(t, ok, "table cannot answer for %q after %v (stats %+v)", rel, m.log, tab.Stats())
-		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep})
+		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep, Dir: dir})
 		require.NoError(t, err)
 		if len(want) == 0 {
 			want = nil

@@ -40,38 +40,36 @@ func (t *Table) sortedOrder() []ref {
 		}
 	}
 	visit(t.top)
-	slices.SortFunc(order, func(a, b ref) int {
-		ma, mb := a.d.files[a.i].mtime, b.d.files[b.i].mtime
-		switch {
-		case ma > mb:
-			return -1
-		case ma < mb:
-			return 1
-		}
-		return int(a.pos - b.pos)
-	})
+	sortRefs(order)
 	clear(order[len(order):cap(order)])
 	t.order, t.orderOK = order, true
 	return order
 }
 
 // collect lists the files below n (the directory start) in walk.Walk's
-// order. keep sees rel and name in a scratch buffer: it must not keep them.
-func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bool) []walk.File {
-	order := t.sortedOrder()
-	prefix := n.path // files below n have paths prefix + "/" + …
+// order: from the cached order of the whole table, or, when dir prunes
+// subdirectories (as walk.Options.Dir), from a traversal of the
+// subdirectories dir accepts. keep sees rel and name in a scratch buffer: it
+// must not retain them.
+func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bool, dir func(rel string) bool) []walk.File {
+	var refs []ref
+	if dir == nil {
+		refs = t.sortedOrder()
+	} else {
+		refs = pruned(n, dir)
+	}
 	var out []walk.File
 	var buf []byte
-	for _, r := range order {
+	for _, r := range refs {
 		d := r.d
-		if n != t.top && !within(d.path, prefix) {
+		if dir == nil && n != t.top && !within(d.path, n.path) {
 			continue
 		}
 		f := &d.files[r.i]
 		// rel below start: d's path below n, then the name.
 		dirPart := d.path
 		if n != t.top {
-			dirPart = dirPart[min(len(dirPart), len(prefix)+1):]
+			dirPart = dirPart[min(len(dirPart), len(n.path)+1):]
 		}
 		buf = buf[:0]
 		if dirPart != "" {
@@ -88,6 +86,45 @@ func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bo
 		out = append(out, walk.File{Abs: abs, Rel: abs[len(start)+1:], ModTime: f.mtime, Size: f.size})
 	}
 	return out
+}
+
+// pruned returns the files below n in directories dir accepts (asked with
+// their path below n), newest first, ties in path order.
+func pruned(n *dirNode, dir func(rel string) bool) []ref {
+	var refs []ref
+	var visit func(d *dirNode, rel string)
+	visit = func(d *dirNode, rel string) {
+		fi, di := 0, 0
+		for fi < len(d.files) || di < len(d.dirs) {
+			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
+				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
+				fi++
+				continue
+			}
+			c := d.dirs[di]
+			di++
+			if crel := joinRel(rel, c.name); dir(crel) {
+				visit(c, crel)
+			}
+		}
+	}
+	visit(n, "")
+	sortRefs(refs)
+	return refs
+}
+
+// sortRefs sorts refs newest first, ties by pos.
+func sortRefs(refs []ref) {
+	slices.SortFunc(refs, func(a, b ref) int {
+		ma, mb := a.d.files[a.i].mtime, b.d.files[b.i].mtime
+		switch {
+		case ma > mb:
+			return -1
+		case ma < mb:
+			return 1
+		}
+		return int(a.pos - b.pos)
+	})
 }
 
 // within reports whether the directory path p is dir or lies below it.

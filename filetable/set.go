@@ -11,19 +11,39 @@ import (
 // Set holds the tables of one session, one per root, each built by the first
 // listing of its root.
 type Set struct {
-	logf func(format string, args ...any)
+	logf  func(format string, args ...any)
+	roots map[string]bool // the roots Walk keeps tables for
 
 	mu     sync.Mutex
 	tables map[string]*Table
 	closed bool
 }
 
-// NewSet returns an empty set that logs with logf (nil: the standard logger).
-func NewSet(logf func(format string, args ...any)) *Set {
+// NewSet returns an empty set whose Walk keeps tables for roots (absolute,
+// symlink-evaluated) and that logs with logf (nil: the standard logger).
+func NewSet(roots []string, logf func(format string, args ...any)) *Set {
 	if logf == nil {
 		logf = log.Printf
 	}
-	return &Set{logf: logf, tables: map[string]*Table{}}
+	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}}
+	for _, r := range roots {
+		s.roots[r] = true
+	}
+	return s
+}
+
+// Walk returns what walk.Walk(ctx, opts) returns: from the table of
+// opts.Boundary when that is one of the set's roots and the table can
+// answer, else by walking. opts.Keep must not retain its arguments;
+// opts.Workers is ignored when the table answers.
+func (s *Set) Walk(ctx context.Context, opts walk.Options) ([]walk.File, error) {
+	if s.roots[opts.Boundary] {
+		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found})
+		if err != nil || ok {
+			return files, err
+		}
+	}
+	return walk.Walk(ctx, opts)
 }
 
 // List answers q from root's table, building it first if need be; see

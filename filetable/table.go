@@ -86,6 +86,9 @@ type Query struct {
 	// and its base name) as walk.Options.Keep is; it must not retain its
 	// arguments.
 	Keep func(rel, name string) bool
+	// Dir, when set, prunes subdirectories as walk.Options.Dir does (asked
+	// with paths relative to Start).
+	Dir func(rel string) bool
 	// Found, when set, receives files of the listing while the call walks
 	// (it does when it builds the table), as walk.Options.Found does, so
 	// work can overlap the walk. It may be called from several goroutines,
@@ -109,7 +112,7 @@ func (t *Table) List(ctx context.Context, q Query) (files []walk.File, ok bool, 
 	if err == nil && live {
 		n = t.startNode(q.Start)
 		if n != nil {
-			files = t.collect(n, q.Start, q.Keep)
+			files = t.collect(n, q.Start, q.Keep, q.Dir)
 		}
 	}
 	t.mu.Unlock()
