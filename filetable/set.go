@@ -34,10 +34,10 @@ func NewSet(roots []string, logf func(format string, args ...any)) *Set {
 
 // Walk returns what walk.Walk(ctx, opts) returns: from the table of
 // opts.Boundary when that is one of the set's roots and the table can
-// answer, else by walking. opts.Keep must not retain its arguments;
-// opts.Workers is ignored when the table answers.
+// answer, else by walking (also for a nil Set). opts.Keep must not retain
+// its arguments; opts.Workers is ignored when the table answers.
 func (s *Set) Walk(ctx context.Context, opts walk.Options) ([]walk.File, error) {
-	if s.roots[opts.Boundary] {
+	if s != nil && s.roots[opts.Boundary] {
 		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found})
 		if err != nil || ok {
 			return files, err
@@ -91,8 +91,12 @@ func (s *Set) Stats(root string) (Stats, bool) {
 	return t.Stats(), true
 }
 
-// Close drops every table; later listings return ok=false.
+// Close drops every table; later listings return ok=false. A nil Set's
+// Close does nothing.
 func (s *Set) Close() {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	ts := s.tables
 	s.tables, s.closed = nil, true

@@ -87,7 +87,7 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
 	ex := &walk.Excluded{}
-	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir, ex)
+	files, err := search.Glob(ctx, s.Files.Walk, pattern, rp.Abs, rp.RootDir, ex)
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}

@@ -112,6 +112,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.List = s.Files.Walk
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/checkpoint"
+	"github.com/toolrpc/toolrpc/filetable"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
@@ -57,6 +58,9 @@ type Session struct {
 	Lines *lineindex.Cache
 	// Locks serialises tools/edit and tools/write on one file.
 	Locks *lineedit.Locks
+	// Files keeps the resident file tables of the workspace roots that grep
+	// and glob list from; Shutdown closes it.
+	Files *filetable.Set
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -129,6 +133,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
+		Files: filetable.NewSet(r.Workspace(), log.Printf),
 	}, nil
 }
 
@@ -218,8 +223,12 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}
 	startScratch(s)
 	t.mu.Lock()
+	old := t.session
 	t.session = s
 	t.mu.Unlock()
+	if old != nil {
+		old.Files.Close()
+	}
 	return initializeResult{
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
 		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},
@@ -263,5 +272,6 @@ func (t *Toolbox) Shutdown() {
 	if s == nil {
 		return
 	}
+	s.Files.Close()
 	_ = s.Scratch.Remove()
 }

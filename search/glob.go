@@ -46,11 +46,39 @@ func GlobFilter(glob string) func(rel, name string) bool {
 	return func(rel, name string) bool { ok, _ := doublestar.Match(glob, rel); return ok }
 }
 
+// GlobDirs returns a walk.Options.Dir that prunes the directories a glob
+// matched against relative paths cannot reach: those off the glob's leading
+// literal directories (src/app/**/*.go reaches src and src/app and what lies
+// below src/app only). It returns nil when nothing can be pruned: no "/" (the
+// glob matches base names), or no literal leading directory.
+func GlobDirs(glob string) func(rel string) bool {
+	comps := strings.Split(glob, "/")
+	var lit []string
+	for _, c := range comps[:len(comps)-1] {
+		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, `*?[]{}\`) {
+			break
+		}
+		lit = append(lit, c)
+	}
+	if len(lit) == 0 {
+		return nil
+	}
+	prefix := strings.Join(lit, "/")
+	return func(rel string) bool {
+		// rel is an ancestor of the prefix, the prefix, or below it.
+		if len(rel) <= len(prefix) {
+			return prefix[:len(rel)] == rel && (len(rel) == len(prefix) || prefix[len(rel)] == '/')
+		}
+		return rel[:len(prefix)] == prefix && rel[len(prefix)] == '/'
+	}
+}
+
 // Glob returns the files below start whose path relative to start matches
-// pattern, newest first, with walk's ignore rules below boundary; ex, when
-// set, collects what those rules excluded (see IgnoredNotice).
-func Glob(ctx context.Context, pattern, start, boundary string, ex *walk.Excluded) ([]walk.File, error) {
-	return walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Keep: func(rel, name string) bool {
+// pattern, newest first, with walk's ignore rules below boundary, listed by
+// list (nil: walk.Walk); ex, when set, collects what those rules excluded
+// (see IgnoredNotice).
+func Glob(ctx context.Context, list Lister, pattern, start, boundary string, ex *walk.Excluded) ([]walk.File, error) {
+	return list.list(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Dir: GlobDirs(pattern), Keep: func(rel, name string) bool {
 		ok, _ := doublestar.Match(pattern, rel)
 		return ok
 	}})

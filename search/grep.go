@@ -35,6 +35,21 @@ type Query struct {
 	HeadLimit, Offset int
 	// ChunkBytes is how much of a file is searched at once.
 	ChunkBytes int
+	// List lists the files to search as walk.Walk does; nil is walk.Walk.
+	// A resident file table (filetable.Set.Walk) answers without walking.
+	List Lister
+}
+
+// Lister lists files exactly as walk.Walk does (Keep must not retain its
+// arguments).
+type Lister func(ctx context.Context, opts walk.Options) ([]walk.File, error)
+
+// list lists with l, or walk.Walk when l is nil.
+func (l Lister) list(ctx context.Context, opts walk.Options) ([]walk.File, error) {
+	if l == nil {
+		return walk.Walk(ctx, opts)
+	}
+	return l(ctx, opts)
 }
 
 // Match is one entry of a content result.
@@ -82,21 +97,36 @@ type CountResult struct {
 // a ContentResult, FilesResult or CountResult. display names a file in
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
+//
+// Directories the glob cannot reach are not entered. A count or
+// filesWithMatches search asking for at least limits.SearchOverlapMinEntries
+// entries searches files while the walk still runs; the results are merged
+// in newest-first order all the same.
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (any, error) {
 	ex := &walk.Excluded{}
-	files, err := walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Excluded: ex})
+	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
+	var o *overlap
+	if q.Mode != Content && q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries {
+		o = startOverlap(ctx, q)
+		opts.Found = o.found
+	}
+	files, err := q.List.list(ctx, opts)
+	if o != nil {
+		o.stop()
+	}
 	if err != nil {
 		return nil, err
 	}
 	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
-	return run(ctx, q, files, &collector{q: q, display: display, sources: sources, ignored: ignored})
+	return run(ctx, q, files, o, &collector{q: q, display: display, sources: sources, ignored: ignored})
 }
 
 // run searches files in order with one worker per core, merging results in
 // order, and stops as soon as the collector is full. Workers claim batches of
 // limits.SearchBatchFiles consecutive files and may run
 // limits.SearchLookahead files per worker ahead of the merge.
-func run(ctx context.Context, q *Query, files []walk.File, c *collector) (any, error) {
+// Results o already holds are taken from it.
+func run(ctx context.Context, q *Query, files []walk.File, o *overlap, c *collector) (any, error) {
 	if len(files) == 0 {
 		return c.result(), nil
 	}
@@ -133,7 +163,11 @@ func run(ctx context.Context, q *Query, files []walk.File, c *collector) (any, e
 				lo := i * batch
 				rs := make([]fileResult, min(lo+batch, len(files))-lo)
 				for k := range rs {
-					rs[k] = g.file(ctx, files[lo+k])
+					if r, ok := o.result(files[lo+k]); ok {
+						rs[k] = r
+					} else {
+						rs[k] = g.file(ctx, files[lo+k])
+					}
 				}
 				slots[i] <- rs
 			}

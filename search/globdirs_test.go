@@ -1,0 +1,48 @@
+package search
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGlobDirs(t *testing.T) {
+	require.Nil(t, GlobDirs("*.go"))
+	require.Nil(t, GlobDirs("**/*.go"))
+	require.Nil(t, GlobDirs("{src,lib}/*.go"))
+	d := GlobDirs("src/app/**/*.go")
+	for rel, want := range map[string]bool{
+		"src": true, "src/app": true, "src/app/x": true, "src/app/x/y": true,
+		"lib": false, "src/apple": false, "sr": false, "src/ap": false, "src/lib": false,
+	} {
+		require.Equal(t, want, d(rel), rel)
+	}
+}
+
+// FuzzGlobDirs requires GlobDirs never to prune a directory holding a path
+// the glob matches.
+func FuzzGlobDirs(f *testing.F) {
+	f.Add("src/app/**/*.go", "src/app/x/y.go")
+	f.Add("a/b", "a/b")
+	f.Add("a\\*/b", "a*/b")
+	f.Add("a/[bc]/d", "a/b/d")
+	f.Fuzz(func(t *testing.T, glob, path string) {
+		if !doublestar.ValidatePattern(glob) {
+			return
+		}
+		if ok, _ := doublestar.Match(glob, path); !ok {
+			return
+		}
+		d := GlobDirs(glob)
+		if d == nil {
+			return
+		}
+		comps := strings.Split(path, "/")
+		for i := 1; i < len(comps); i++ {
+			rel := strings.Join(comps[:i], "/")
+			require.True(t, d(rel), "glob %q matches %q but prunes %q", glob, path, rel)
+		}
+	})
+}
