@@ -51,6 +51,7 @@ var lookPath = exec.LookPath
 type config struct {
 	runs, cancelRuns, rttCalls int
 	cache, server, goroot      string
+	linuxTar                   string
 	jsonFile, only             string
 	bigBytes, bashBytes        int64
 	nodePkgs                   int
@@ -91,6 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.cache, "cache", defaultCache(), "directory of the built server and the generated corpora, kept between runs")
 	fs.StringVar(&c.server, "server", "", "use this toolrpc binary instead of building one")
 	fs.StringVar(&c.goroot, "goroot", "/usr/local/go", "Go source tree searched by the grep and glob rows")
+	fs.StringVar(&c.linuxTar, "linux-tar", linuxTarDefault, "kernel source tarball the Linux rows extract and search (apt-get install "+linuxPackage+")")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the rows as JSON to this file")
 	fs.StringVar(&c.only, "run", "", "measure only rows whose name matches this regexp (the others are listed as skipped)")
 	bigMB := fs.Int64("big-mb", fullBigMB, "size of the generated big text file in MB (10^6 bytes)")
@@ -180,8 +182,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	printTable(stdout, m, rows)
 	if missing := b.missingPeers(); len(missing) > 0 {
-		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), installHint)
-		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), installHint)
+		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), b.installLine())
+		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), b.installLine())
 	}
 	if c.jsonFile != "" {
 		if err := writeJSON(c.jsonFile, m, rows); err != nil {
@@ -198,7 +200,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // absolute makes the path flags absolute, since servers and peers run in
 // other directories.
 func (c *config) absolute() error {
-	for _, p := range []*string{&c.cache, &c.server, &c.goroot, &c.jsonFile} {
+	for _, p := range []*string{&c.cache, &c.server, &c.goroot, &c.jsonFile, &c.linuxTar} {
 		if *p == "" {
 			continue
 		}
@@ -221,6 +223,7 @@ type bench struct {
 
 	big     *bigFile
 	node    *nodeTree
+	linux   *linuxTree
 	servers map[string]*server // long-lived, by root
 	missing map[string]bool    // peer programs not installed
 	bashRSS int64              // peak RSS of the bash row's server, bytes
@@ -239,7 +242,7 @@ func newBench(c config, log io.Writer) (*bench, error) {
 	b := &bench{cfg: c, log: log, servers: map[string]*server{}, missing: map[string]bool{}, bin: c.server}
 	for _, sc := range scenarios() {
 		for _, p := range sc.bins {
-			if _, err := lookPath(p); err != nil {
+			if !b.installed(p) {
 				b.missing[p] = true
 			}
 		}
@@ -258,6 +261,25 @@ func newBench(c config, log io.Writer) (*bench, error) {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	return b, nil
+}
+
+// installed reports whether a peer program (or, for linuxPackage, the
+// kernel tarball) is there.
+func (b *bench) installed(p string) bool {
+	if p == linuxPackage {
+		_, err := os.Stat(b.cfg.linuxTar)
+		return err == nil
+	}
+	_, err := lookPath(p)
+	return err == nil
+}
+
+// installLine is the apt-get line that installs what is missing.
+func (b *bench) installLine() string {
+	if b.missing[linuxPackage] {
+		return installHint + " " + linuxPackage
+	}
+	return installHint
 }
 
 // peerReady reports whether every program the row's peer needs is installed.
