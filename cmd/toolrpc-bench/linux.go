@@ -255,4 +255,3 @@ func inotifyWatches(pid int) (int, error) {
 	}
 	return n, nil
 }
-
