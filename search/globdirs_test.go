@@ -46,3 +46,27 @@ func FuzzGlobDirs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGlobFilter requires the suffix fast paths to answer as doublestar.Match.
+func FuzzGlobFilter(f *testing.F) {
+	f.Add("*.c", "a/b.c")
+	f.Add("**/*.c", ".c")
+	f.Add("**/*.go", "x/y/z.go")
+	f.Add("*_test.go", "a/é_test.go")
+	f.Add("**/*.c", "a.c/b")
+	f.Fuzz(func(t *testing.T, suffix, rel string) {
+		if strings.ContainsAny(suffix, `*?[]{}\\/`) || rel == "" || strings.HasPrefix(rel, "/") || strings.HasSuffix(rel, "/") {
+			return
+		}
+		name := rel[strings.LastIndexByte(rel, '/')+1:]
+		for _, glob := range []string{"*" + suffix, "**/*" + suffix} {
+			var want bool
+			if strings.Contains(glob, "/") {
+				want, _ = doublestar.Match(glob, rel)
+			} else {
+				want, _ = doublestar.Match(glob, name)
+			}
+			require.Equal(t, want, GlobFilter(glob)(rel, name), "glob %q rel %q", glob, rel)
+		}
+	})
+}
