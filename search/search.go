@@ -73,7 +73,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	m.never = bytes.IndexByte(m.lit, '\n') >= 0
 	m.fold = lit.fold
 	m.exact = lit.whole && !m.perLine
-	m.rare = rarest(m.lit)
+	m.rare = rarest(m.lit, m.fold)
 	if m.fold {
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
@@ -266,11 +266,17 @@ func upper(c byte) byte {
 }
 
 // rarest returns the index of the byte of lit that is least frequent in
-// source code and prose, by a fixed rank table.
-func rarest(lit []byte) int {
+// source code and prose, by a fixed rank table. A case-sensitive scan looks
+// for the byte itself (an upper-case letter is much rarer than its lower
+// case); a folding one for both cases, as frequent as the commoner.
+func rarest(lit []byte, fold bool) int {
 	best, rank := 0, 256
 	for i, c := range lit {
-		if r := byteRank(lower(c)); r < rank {
+		r := byteRank(c)
+		if fold {
+			r = max(byteRank(lower(c)), byteRank(upper(c)))
+		}
+		if r < rank {
 			best, rank = i, r
 		}
 	}
