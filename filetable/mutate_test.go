@@ -276,9 +276,10 @@ func (m *mutator) check(tab *Table) {
 		start := tab.abs(rel)
 		keep := globKeeps[m.pick(len(globKeeps))]
 		dir := dirFilters[m.pick(len(dirFilters))]
-		got, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Dir: dir})
+		files, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Dir: dir})
 		require.NoError(t, err)
 		require.True(t, ok, "table cannot answer for %q after %v (stats %+v)", rel, m.log, tab.Stats())
+		got := all(files)
 		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep, Dir: dir})
 		require.NoError(t, err)
 		if len(want) == 0 {

@@ -16,22 +16,23 @@ type ref struct {
 
 // sortedOrder returns every file of the table newest first, ties in path
 // order (walk.SortNewestFirst's order), recomputing it after a change;
-// t.mu held.
+// t.mu held. The slice is never modified once returned (a change makes a
+// new one), so listings may share it after t.mu is released.
 //
 // A traversal that merges each directory's files (by name) with its
 // subdirectories (by name + "/") meets the paths in byte order, so the
 // sort needs only compare times and ranks.
-func (t *Table) sortedOrder() []ref {
+func (t *Table) sortedOrder() []entry {
 	if t.orderOK {
 		return t.order
 	}
-	order := t.order[:0]
+	var refs []ref
 	var visit func(d *dirNode)
 	visit = func(d *dirNode) {
 		fi, di := 0, 0
 		for fi < len(d.files) || di < len(d.dirs) {
 			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
-				order = append(order, ref{d: d, i: int32(fi), pos: int32(len(order))})
+				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
 				fi++
 				continue
 			}
@@ -40,52 +41,95 @@ func (t *Table) sortedOrder() []ref {
 		}
 	}
 	visit(t.top)
-	sortRefs(order)
-	clear(order[len(order):cap(order)])
-	t.order, t.orderOK = order, true
-	return order
+	sortRefs(refs)
+	t.order, t.orderOK = entries(refs), true
+	return t.order
+}
+
+// entries snapshots the files refs point at.
+func entries(refs []ref) []entry {
+	es := make([]entry, len(refs))
+	for k, r := range refs {
+		f := &r.d.files[r.i]
+		es[k] = entry{d: r.d, name: f.name, mtime: f.mtime, size: f.size}
+	}
+	return es
 }
 
 // collect lists the files below n (the directory start) in walk.Walk's
 // order: from the cached order of the whole table, or, when dir prunes
 // subdirectories (as walk.Options.Dir), from a traversal of the
 // subdirectories dir accepts. keep sees rel and name in a scratch buffer: it
-// must not retain them.
-func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bool, dir func(rel string) bool) []walk.File {
-	var refs []ref
-	if dir == nil {
-		refs = t.sortedOrder()
-	} else {
-		refs = pruned(n, dir)
+// must not retain them. The listing holds a snapshot of the files (sharing
+// the table's immutable strings) and builds each File when it is read, so
+// it stays valid after t.mu is released.
+func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bool, dir func(rel string) bool) *listing {
+	l := &listing{start: start}
+	if n != t.top {
+		l.skip = len(n.path) + 1
 	}
-	var out []walk.File
+	var es []entry
+	if dir == nil {
+		es = t.sortedOrder()
+		if n == t.top && keep == nil {
+			l.es = es // shared, read only
+			return l
+		}
+	} else {
+		es = entries(pruned(n, dir))
+	}
 	var buf []byte
-	for _, r := range refs {
-		d := r.d
-		if dir == nil && n != t.top && !within(d.path, n.path) {
+	for _, e := range es {
+		if dir == nil && n != t.top && !within(e.d.path, n.path) {
 			continue
 		}
-		f := &d.files[r.i]
-		// rel below start: d's path below n, then the name.
-		dirPart := d.path
-		if n != t.top {
-			dirPart = dirPart[min(len(dirPart), len(n.path)+1):]
-		}
-		buf = buf[:0]
-		if dirPart != "" {
-			buf = append(append(buf, dirPart...), '/')
-		}
-		buf = append(buf, f.name...)
 		if keep != nil {
+			buf = l.appendRel(buf[:0], e.d.path, e.name)
 			rel := unsafe.String(unsafe.SliceData(buf), len(buf))
-			if !keep(rel, rel[len(rel)-len(f.name):]) {
+			if !keep(rel, rel[len(rel)-len(e.name):]) {
 				continue
 			}
 		}
-		abs := start + "/" + string(buf)
-		out = append(out, walk.File{Abs: abs, Rel: abs[len(start)+1:], ModTime: f.mtime, Size: f.size})
+		l.es = append(l.es, e)
 	}
-	return out
+	return l
+}
+
+// listing is a table's answer to one listing (walk.Files).
+type listing struct {
+	start string
+	skip  int     // bytes of a directory path (below the root) above start, with the slash
+	es    []entry // read only
+}
+
+// entry is one file of a listing. Its directory's path never changes, and
+// the name is an immutable string, so an entry may be read without t.mu.
+type entry struct {
+	d           *dirNode
+	name        string
+	mtime, size int64
+}
+
+// Len returns the number of files.
+func (l *listing) Len() int { return len(l.es) }
+
+// At builds the i-th file.
+func (l *listing) At(i int) walk.File {
+	e := &l.es[i]
+	abs := make([]byte, 0, len(l.start)+2+len(e.d.path)+len(e.name))
+	abs = append(append(abs, l.start...), '/')
+	abs = l.appendRel(abs, e.d.path, e.name)
+	s := string(abs)
+	return walk.File{Abs: s, Rel: s[len(l.start)+1:], ModTime: e.mtime, Size: e.size}
+}
+
+// appendRel appends the path below start of the file name in the
+// directory dir (a path below the root).
+func (l *listing) appendRel(buf []byte, dir, name string) []byte {
+	if len(dir) > l.skip {
+		buf = append(append(buf, dir[l.skip:]...), '/')
+	}
+	return append(buf, name...)
 }
 
 // pruned returns the files below n in directories dir accepts (asked with

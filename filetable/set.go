@@ -36,19 +36,20 @@ func NewSet(roots []string, logf func(format string, args ...any)) *Set {
 // opts.Boundary when that is one of the set's roots and the table can
 // answer, else by walking (also for a nil Set). opts.Keep must not retain
 // its arguments; opts.Workers is ignored when the table answers.
-func (s *Set) Walk(ctx context.Context, opts walk.Options) ([]walk.File, error) {
+func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	if s != nil && s.roots[opts.Boundary] {
 		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found})
 		if err != nil || ok {
 			return files, err
 		}
 	}
-	return walk.Walk(ctx, opts)
+	files, err := walk.Walk(ctx, opts)
+	return walk.FileList(files), err
 }
 
 // List answers q from root's table, building it first if need be; see
 // Table.List. root is absolute and symlink-evaluated.
-func (s *Set) List(ctx context.Context, root string, q Query) ([]walk.File, bool, error) {
+func (s *Set) List(ctx context.Context, root string, q Query) (walk.Files, bool, error) {
 	t := s.table(root)
 	if t == nil {
 		return nil, false, nil

@@ -55,7 +55,7 @@ type Table struct {
 	special     map[int32]specialWatch
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
-	order       []ref // every file, newest first (valid when orderOK)
+	order       []entry // every file, newest first (valid when orderOK; never modified)
 	orderOK     bool
 	stats       Stats
 	readerDone  chan struct{}
@@ -99,13 +99,14 @@ type Query struct {
 }
 
 // List returns what walk.Walk(ctx, walk.Options{Start: q.Start, Boundary:
-// root, Keep: q.Keep}) returns at the moment of the call, newest first. ok is
+// root, Keep: q.Keep, Dir: q.Dir}) returns at the moment of the call, newest
+// first; each File is built when it is read. ok is
 // false when the table cannot answer (no table for this root, start is not a
 // directory the table holds, or start's walk would judge ignore rules
 // differently from the root's): the caller walks instead. err is ctx's
 // error when the call was cancelled while the table was built or brought up
 // to date.
-func (t *Table) List(ctx context.Context, q Query) (files []walk.File, ok bool, err error) {
+func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
 	t.mu.Lock()
 	err = t.ready(ctx, foundAdapter(t.root, q))
 	live := t.state == stateLive

@@ -132,6 +132,6 @@ func GlobDirs(glob string) func(rel string) bool {
 // pattern, newest first, with walk's ignore rules below boundary, listed by
 // list (nil: walk.Walk); ex, when set, collects what those rules excluded
 // (see IgnoredNotice).
-func Glob(ctx context.Context, list Lister, pattern, start, boundary string, ex *walk.Excluded) ([]walk.File, error) {
+func Glob(ctx context.Context, list Lister, pattern, start, boundary string, ex *walk.Excluded) (walk.Files, error) {
 	return list.list(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Dir: GlobDirs(pattern), Keep: globMatch(pattern)})
 }

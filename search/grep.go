@@ -42,12 +42,13 @@ type Query struct {
 
 // Lister lists files exactly as walk.Walk does (Keep must not retain its
 // arguments).
-type Lister func(ctx context.Context, opts walk.Options) ([]walk.File, error)
+type Lister func(ctx context.Context, opts walk.Options) (walk.Files, error)
 
 // list lists with l, or walk.Walk when l is nil.
-func (l Lister) list(ctx context.Context, opts walk.Options) ([]walk.File, error) {
+func (l Lister) list(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	if l == nil {
-		return walk.Walk(ctx, opts)
+		files, err := walk.Walk(ctx, opts)
+		return walk.FileList(files), err
 	}
 	return l(ctx, opts)
 }
@@ -126,14 +127,14 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 // limits.SearchBatchFiles consecutive files and may run
 // limits.SearchLookahead files per worker ahead of the merge.
 // Results o already holds are taken from it.
-func run(ctx context.Context, q *Query, files []walk.File, o *overlap, c *collector) (any, error) {
-	if len(files) == 0 {
+func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collector) (any, error) {
+	if files.Len() == 0 {
 		return c.result(), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	const batch = limits.SearchBatchFiles
-	nb := (len(files) + batch - 1) / batch
+	nb := (files.Len() + batch - 1) / batch
 	workers := min(runtime.NumCPU(), nb)
 	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
 	for range cap(tokens) {
@@ -161,13 +162,15 @@ func run(ctx context.Context, q *Query, files []walk.File, o *overlap, c *collec
 					return
 				}
 				lo := i * batch
-				rs := make([]fileResult, min(lo+batch, len(files))-lo)
+				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
 				for k := range rs {
-					if r, ok := o.result(files[lo+k]); ok {
+					f := files.At(lo + k)
+					if r, ok := o.result(f); ok {
 						rs[k] = r
 					} else {
-						rs[k] = g.file(ctx, files[lo+k])
+						rs[k] = g.file(ctx, f)
 					}
+					rs[k].abs = f.Abs
 				}
 				slots[i] <- rs
 			}
@@ -177,12 +180,11 @@ func run(ctx context.Context, q *Query, files []walk.File, o *overlap, c *collec
 		cancel()
 		wg.Wait()
 	}()
-	return merge(ctx, files, slots, tokens, c)
+	return merge(ctx, slots, tokens, c)
 }
 
 // merge hands the batches' results to c in file order until c is full.
-func merge(ctx context.Context, files []walk.File, slots []chan []fileResult, tokens chan struct{}, c *collector) (any, error) {
-	const batch = limits.SearchBatchFiles
+func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (any, error) {
 	for i := range slots {
 		var rs []fileResult
 		select {
@@ -191,8 +193,8 @@ func merge(ctx context.Context, files []walk.File, slots []chan []fileResult, to
 			return nil, ctx.Err()
 		}
 		tokens <- struct{}{}
-		for k, r := range rs {
-			if !c.add(files[i*batch+k].Abs, r) {
+		for _, r := range rs {
+			if !c.add(r.abs, r) {
 				return c.finish(ctx)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/filetable"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/sourceset"
 )
 
 func BenchmarkGrepTableWarm(b *testing.B) {
@@ -59,4 +60,31 @@ func benchPattern() string {
 		return p
 	}
 	return "PM_RESUME"
+}
+
+// BenchmarkGrepTableNewest is the newest-first first page of a content
+// search, answered from a warm table.
+func BenchmarkGrepTableNewest(b *testing.B) {
+	root := os.Getenv("TOOLRPC_BENCH_TREE")
+	if root == "" {
+		b.Skip()
+	}
+	set := filetable.NewSet([]string{root}, b.Logf)
+	defer set.Close()
+	m, err := Compile(benchPattern(), false, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := &Query{Mode: Content, Matcher: m, HeadLimit: limits.GrepDefaultHeadLimit, ChunkBytes: limits.SearchLineChunkBytes, List: set.Walk}
+	display := func(s string) string { return s }
+	sources := sourceset.New()
+	if _, err := Grep(context.Background(), q, root, root, display, sources); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Grep(context.Background(), q, root, root, display, sources); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
