@@ -27,7 +27,7 @@ func (t *Table) record(ev event) {
 	if ev.mask&unix.IN_Q_OVERFLOW != 0 {
 		t.stats.Overflows++
 		if !t.pend.rebuild {
-			t.logf("filetable %s: inotify queue overflowed (fs.inotify.max_queued_events): walking the root again", t.root)
+			t.note("inotify queue overflowed (fs.inotify.max_queued_events): walking the root again")
 		}
 		t.pend.rebuild = true
 		return
@@ -99,7 +99,7 @@ func (t *Table) markRelist(n *dirNode) {
 // gone drops the table because its root disappeared; t.mu held.
 func (t *Table) gone(why string) {
 	if t.state == stateLive {
-		t.logf("filetable %s: %s: table dropped", t.root, why)
+		t.note("%s: table dropped", why)
 		t.state = stateGone
 	}
 }

@@ -55,6 +55,7 @@ type Table struct {
 	special     map[int32]specialWatch
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
+	notes       []string // log lines waiting for the next listing
 	order       []entry // every file, newest first (valid when orderOK; never modified)
 	orderOK     bool
 	stats       Stats
@@ -109,6 +110,7 @@ type Query struct {
 func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
 	t.mu.Lock()
 	err = t.ready(ctx, foundAdapter(t.root, q))
+	t.flushNotes()
 	live := t.state == stateLive
 	var n *dirNode
 	if err == nil && live {
@@ -199,9 +201,25 @@ func (t *Table) ready(ctx context.Context, found func(walk.File)) error {
 	return nil
 }
 
+// note queues a log line; t.mu held. Lines are logged by the listing that
+// finds them, never by the event reader, so a table logs only while a call
+// runs (a host's one-shot call returns before an idle table could write to
+// its log).
+func (t *Table) note(format string, args ...any) {
+	t.notes = append(t.notes, fmt.Sprintf(format, args...))
+}
+
+// flushNotes logs the queued lines; t.mu held.
+func (t *Table) flushNotes() {
+	for _, n := range t.notes {
+		t.logf("filetable %s: %s", t.root, n)
+	}
+	t.notes = nil
+}
+
 // turnOff gives up the table for this root; t.mu held.
 func (t *Table) turnOff(why string) {
-	t.logf("filetable %s: no file table, grep and glob walk this root on every call: %s", t.root, why)
+	t.note("no file table, grep and glob walk this root on every call: %s", why)
 	t.state = stateOff
 }
 
@@ -225,7 +243,7 @@ func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			t.logf("filetable %s: %v", t.root, err)
+			t.note("%v", err)
 			t.state = stateGone
 		}
 		return nil
@@ -316,7 +334,7 @@ func (t *Table) reader(w *watcher, done chan struct{}) {
 			return
 		}
 		if err := w.drain(t.record); err != nil {
-			t.logf("filetable %s: %v", t.root, err)
+			t.note("%v", err)
 			t.pend.rebuild = true
 		}
 		t.mu.Unlock()
