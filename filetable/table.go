@@ -56,7 +56,7 @@ type Table struct {
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
 	notes       []string // log lines waiting for the next listing
-	order       []entry // every file, newest first (valid when orderOK; never modified)
+	order       []entry  // every file, newest first (valid when orderOK; never modified)
 	orderOK     bool
 	stats       Stats
 	readerDone  chan struct{}
