@@ -134,6 +134,19 @@ func (m *mutator) step() bool {
 		return files[m.pick(len(files))]
 	}
 	anyDir := func() string { return dirs[m.pick(len(dirs))] }
+	var what string
+	switch {
+	case op >= 8:
+		what = m.stepMore(op, dirs, anyFile, anyDir)
+	default:
+		what = m.stepFiles(op, dirs, anyFile, anyDir)
+	}
+	m.log = append(m.log, what)
+	return true
+}
+
+// stepFiles applies a change of files (ops 0–7) and describes it.
+func (m *mutator) stepFiles(op int, dirs []string, anyFile, anyDir func() string) string {
 	abs := func(rel string) string { return filepath.Join(m.root, rel) }
 	var what string
 	switch op {
@@ -185,6 +198,16 @@ func (m *mutator) step() bool {
 		m.stamp(abs(tmp))
 		_ = os.Rename(abs(tmp), abs(p))
 		what = "save " + p
+	}
+	return what
+}
+
+// stepMore applies a change of directories, symlinks or exclude (ops 8–14)
+// and describes it.
+func (m *mutator) stepMore(op int, dirs []string, anyFile, anyDir func() string) string {
+	abs := func(rel string) string { return filepath.Join(m.root, rel) }
+	var what string
+	switch op {
 	case 8: // rename a directory within the tree
 		from, to := anyDir(), m.newPath(dirs, dirNames)
 		if from != "" && !strings.HasPrefix(to+"/", from+"/") {
@@ -231,8 +254,7 @@ func (m *mutator) step() bool {
 		}
 		what = "dir->file " + p
 	}
-	m.log = append(m.log, what)
-	return true
+	return what
 }
 
 // keptDirs lists the directories a walk of the root enters.
