@@ -298,11 +298,13 @@ func (m *mutator) check(tab *Table) {
 		start := tab.abs(rel)
 		keep := globKeeps[m.pick(len(globKeeps))]
 		dir := dirFilters[m.pick(len(dirFilters))]
-		files, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Dir: dir})
+		gotEx := &walk.Excluded{}
+		files, ok, err := tab.List(context.Background(), Query{Start: start, Keep: keep, Dir: dir, Excluded: gotEx})
 		require.NoError(t, err)
 		require.True(t, ok, "table cannot answer for %q after %v (stats %+v)", rel, m.log, tab.Stats())
 		got := all(files)
-		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep, Dir: dir})
+		wantEx := &walk.Excluded{}
+		want, err := walk.Walk(context.Background(), walk.Options{Start: start, Boundary: m.root, Keep: keep, Dir: dir, Excluded: wantEx})
 		require.NoError(t, err)
 		if len(want) == 0 {
 			want = nil
@@ -311,6 +313,7 @@ func (m *mutator) check(tab *Table) {
 			got = nil
 		}
 		require.Equal(t, want, got, "start %q after %d changes: %s", rel, len(m.log), strings.Join(m.log, "; "))
+		require.Equal(t, excludedSummary(wantEx), excludedSummary(gotEx), "exclusions of %q after %d changes: %s", rel, len(m.log), strings.Join(m.log, "; "))
 	}
 }
 
@@ -328,4 +331,13 @@ func newMutatorTree(t testing.TB, c chooser, git bool) *mutator {
 	root, err := filepath.EvalSymlinks(root)
 	require.NoError(t, err)
 	return &mutator{t: t, root: root, outside: out, c: c}
+}
+
+// excludedSummary is what a search's notice reports of an Excluded.
+func excludedSummary(ex *walk.Excluded) string {
+	c := ex.Count(context.Background(), 1<<20)
+	if c.Rule == nil {
+		return fmt.Sprintf("%d files, capped %v", c.Files, c.Capped)
+	}
+	return fmt.Sprintf("%d files, capped %v, %s:%d %s excluded %d", c.Files, c.Capped, c.Rule.Source, c.Rule.Line, c.Rule.Text, c.RuleFiles)
 }

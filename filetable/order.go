@@ -175,3 +175,21 @@ func sortRefs(refs []ref) {
 func within(p, dir string) bool {
 	return len(p) >= len(dir) && p[:len(dir)] == dir && (len(p) == len(dir) || p[len(dir)] == '/')
 }
+
+// replayExcluded hands q.Excluded the exclusions of every directory a walk
+// of q.Start lists: n and the directories below it that q.Dir accepts.
+func (t *Table) replayExcluded(n *dirNode, q Query) {
+	var visit func(d *dirNode, rel string)
+	visit = func(d *dirNode, rel string) {
+		if len(d.excl) > 0 {
+			q.Excluded.Replay(q.Start, rel, d.excl, q.Keep)
+		}
+		for _, c := range d.dirs {
+			crel := joinRel(rel, c.name)
+			if q.Dir == nil || q.Dir(crel) {
+				visit(c, crel)
+			}
+		}
+	}
+	visit(n, "")
+}

@@ -34,12 +34,14 @@ type scope struct {
 	err     error               // a reason the table cannot go on (watch limit, unreliable fs)
 
 	found func(walk.File) // walk.Options.Found of a build, or nil
+
+	excl map[string][]walk.Exclusion // by directory rel: what the rules excluded (s.mu)
 }
 
 func newScope(t *Table) *scope {
 	return &scope{
 		t: t, relist: map[string]*dirNode{}, subtree: map[string]*dirNode{}, enter: map[string]bool{},
-		full: map[string]*dirNode{}, present: map[string]bool{},
+		full: map[string]*dirNode{}, present: map[string]bool{}, excl: map[string][]walk.Exclusion{},
 	}
 }
 
@@ -135,10 +137,25 @@ func (s *scope) keep(rel, _ string) bool {
 	return ok
 }
 
+// exclude is walk.Options.Exclude: the exclusions of the directories whose
+// listing the scope refreshes are kept, with rules interned so that one
+// rule of one ignore file is one pointer across walks (as in a single
+// cold walk, which counts exclusions by rule pointer).
+func (s *scope) exclude(dirRel string, x walk.Exclusion) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.full[dirRel]; !ok && s.relist[dirRel] == nil {
+		return
+	}
+	x.Name = strings.Clone(x.Name)
+	x.Rule = s.t.intern(x.Rule)
+	s.excl[dirRel] = append(s.excl[dirRel], x)
+}
+
 // run walks the root. The root's own node is prepared by the caller when all
 // is set.
 func (s *scope) run(ctx context.Context) ([]walk.File, error) {
-	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found})
+	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found, Exclude: s.exclude})
 	if s.err != nil {
 		return nil, s.err
 	}

@@ -23,6 +23,7 @@ func (t *Table) splice(s *scope, files []walk.File) {
 	drop := func(n *dirNode) { n.each(func(d *dirNode) { dropped = append(dropped, d) }) }
 	for rel, n := range s.full {
 		n.files = exactFiles(groups[rel])
+		n.excl = s.excl[rel]
 		if rel == "" {
 			continue
 		}
@@ -84,6 +85,7 @@ func (t *Table) spliceScoped(s *scope, groups map[string][]fileEntry, dropped []
 			continue
 		}
 		n.files = exactFiles(groups[rel])
+		n.excl = s.excl[rel]
 		kept := n.dirs[:0]
 		for _, c := range n.dirs {
 			if s.present[joinRel(rel, c.name)] {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -55,8 +56,9 @@ type Table struct {
 	special     map[int32]specialWatch
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
-	notes       []string // log lines waiting for the next listing
-	order       []entry  // every file, newest first (valid when orderOK; never modified)
+	notes       []string                    // log lines waiting for the next listing
+	rules       map[ruleKey]*gitignore.Rule // interned rules of the exclusions
+	order       []entry                     // every file, newest first (valid when orderOK; never modified)
 	orderOK     bool
 	stats       Stats
 	readerDone  chan struct{}
@@ -91,6 +93,9 @@ type Query struct {
 	// Dir, when set, prunes subdirectories as walk.Options.Dir does (asked
 	// with paths relative to Start).
 	Dir func(rel string) bool
+	// Excluded, when set, receives what the ignore rules excluded, as
+	// walk.Options.Excluded does in a walk of Start.
+	Excluded *walk.Excluded
 	// Found, when set, receives files of the listing while the call walks
 	// (it does when it builds the table), as walk.Options.Found does, so
 	// work can overlap the walk. It may be called from several goroutines,
@@ -117,6 +122,9 @@ func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, e
 		n = t.startNode(q.Start)
 		if n != nil {
 			files = t.collect(n, q.Start, q.Keep, q.Dir)
+			if q.Excluded != nil {
+				t.replayExcluded(n, q)
+			}
 		}
 	}
 	t.mu.Unlock()
@@ -201,6 +209,30 @@ func (t *Table) ready(ctx context.Context, found func(walk.File)) error {
 	return nil
 }
 
+// ruleKey identifies a rule across compilations of its ignore file.
+type ruleKey struct {
+	source, text string
+	line         int
+	negate       bool
+}
+
+// intern returns the table's pointer for rule r; s.mu of the calling scope
+// serialises calls.
+func (t *Table) intern(r *gitignore.Rule) *gitignore.Rule {
+	if r == nil {
+		return nil
+	}
+	k := ruleKey{source: r.Source, text: r.Text, line: r.Line, negate: r.Negate}
+	if p := t.rules[k]; p != nil {
+		return p
+	}
+	if t.rules == nil {
+		t.rules = map[ruleKey]*gitignore.Rule{}
+	}
+	t.rules[k] = r
+	return r
+}
+
 // note queues a log line; t.mu held. Lines are logged by the listing that
 // finds them, never by the event reader, so a table logs only while a call
 // runs (a host's one-shot call returns before an idle table could write to
@@ -269,6 +301,7 @@ func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 		t.turnOff(err.Error())
 		return err
 	}
+	t.rules = nil // interned anew: every exclusion is recorded again
 	s := newScope(t)
 	s.all = true
 	wd, repo, err := t.watchDir("")

@@ -3,6 +3,8 @@ package filetable
 import (
 	"sort"
 	"strings"
+
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // dirNode is one directory the walk keeps. A file costs one fileEntry (32
@@ -11,10 +13,11 @@ type dirNode struct {
 	path   string // slash-separated path below the root, "" for the root
 	name   string // last component of path
 	parent *dirNode
-	wd     int32       // inotify watch, -1 when the directory could not be watched
-	repo   bool        // holds a .git entry: a nested repository starts here
-	files  []fileEntry // sorted by name
-	dirs   []*dirNode  // sorted by name + "/" (see dirCmp)
+	wd     int32            // inotify watch, -1 when the directory could not be watched
+	repo   bool             // holds a .git entry: a nested repository starts here
+	files  []fileEntry      // sorted by name
+	dirs   []*dirNode       // sorted by name + "/" (see dirCmp)
+	excl   []walk.Exclusion // entries the ignore rules excluded from its listing
 }
 
 // fileEntry is one regular file the walk keeps.

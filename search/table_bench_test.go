@@ -43,12 +43,12 @@ func BenchmarkGlobTableWarm(b *testing.B) {
 	}
 	set := filetable.NewSet([]string{root}, b.Logf)
 	defer set.Close()
-	if _, err := Glob(context.Background(), set.Walk, "**/*.c", root, root); err != nil {
+	if _, err := Glob(context.Background(), set.Walk, "**/*.c", root, root, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := Glob(context.Background(), set.Walk, "**/*.c", root, root); err != nil {
+		if _, err := Glob(context.Background(), set.Walk, "**/*.c", root, root, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

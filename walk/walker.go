@@ -53,6 +53,11 @@ type Options struct {
 	// Excluded, when set, collects what the ignore rules excluded below
 	// Start (see Excluded.Count).
 	Excluded *Excluded
+	// Exclude, when set, is called with each entry the ignore rules exclude
+	// in a directory the walk lists (dirRel: that directory's Rel path), Keep
+	// or not, so a resident file table can later answer for Excluded (see
+	// Excluded.Replay). It may be called from several goroutines at once.
+	Exclude func(dirRel string, x Exclusion)
 }
 
 // dirBufSize is each worker's getdents buffer.
@@ -81,7 +86,7 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	default:
 		return nil, nil
 	}
-	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, found: opts.Found, excl: opts.Excluded}
+	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, found: opts.Found, excl: opts.Excluded, exclude: opts.Exclude}
 	if opts.Excluded != nil {
 		opts.Excluded.keep = opts.Keep
 	}
@@ -139,6 +144,8 @@ type walker struct {
 	dir   func(rel string) bool
 	found func(File)
 	excl  *Excluded // nil: exclusions are not collected
+	// exclude is Options.Exclude.
+	exclude func(dirRel string, x Exclusion)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -315,6 +322,9 @@ func (w *walker) excluded(set *ignoreSet, abs, dirRel, name string, isDir bool, 
 	r := set.rule(abs, isDir)
 	if r == nil || r.Negate {
 		return false
+	}
+	if w.exclude != nil {
+		w.exclude(dirRel, Exclusion{Name: name, Dir: isDir, Rule: r})
 	}
 	if w.excl == nil {
 		return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -59,4 +60,34 @@ func TestWalkFound(t *testing.T) {
 		SortNewestFirst(found)
 		require.Equal(t, files, found)
 	}
+}
+
+// TestExcludedReplay checks that exclusions captured with Options.Exclude
+// and replayed give Excluded what a walk collecting them gives it.
+func TestExcludedReplay(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".gitignore": "*.log\nbuild/\n", "a/x.log": "", "a/y.go": "", "a/build/z.go": "", "b/c/w.log": "", "b/c/v.txt": "",
+	})
+	keep := func(rel, name string) bool { return !strings.HasSuffix(name, ".txt") }
+	want := &Excluded{}
+	_, err := Walk(context.Background(), Options{Start: dir, Boundary: dir, Keep: keep, Excluded: want})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	byDir := map[string][]Exclusion{}
+	_, err = Walk(context.Background(), Options{Start: dir, Boundary: dir, Exclude: func(dirRel string, x Exclusion) {
+		mu.Lock()
+		byDir[dirRel] = append(byDir[dirRel], x)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	got := &Excluded{}
+	for rel, xs := range byDir {
+		got.Replay(dir, rel, xs, keep)
+	}
+	w, g := want.Count(context.Background(), 1000), got.Count(context.Background(), 1000)
+	require.Equal(t, 3, w.Files) // a/x.log, b/c/w.log, a/build/z.go
+	require.Equal(t, w.Files, g.Files)
+	require.Equal(t, w.RuleFiles, g.RuleFiles)
+	require.Equal(t, w.Rule.Text, g.Rule.Text)
 }
