@@ -73,10 +73,11 @@ func FuzzGlobFilter(f *testing.F) {
 
 // TestRarestByCase checks that a case-sensitive literal is scanned for by
 // its rarest byte as written: in PM_RESUME an upper-case letter, not the
-// underscore that is common in source code (the scan was ten times slower).
+// underscore that is common in source code (the scan was ten times slower);
+// folded, a letter too (both cases together are rarer than "_" in C).
 func TestRarestByCase(t *testing.T) {
 	lit := []byte("PM_RESUME")
 	require.Contains(t, "PMRESU", string(lit[rarest(lit, false)]))
-	require.Equal(t, byte('_'), lit[rarest(lit, true)], "folded, upper and lower case are both scanned for")
+	require.NotEqual(t, byte('_'), lit[rarest(lit, true)], "folded: _ is commoner in C than a letter in both cases")
 	require.Equal(t, byte('q'), "equal"[rarest([]byte("equal"), false)])
 }

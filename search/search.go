@@ -284,7 +284,9 @@ func rarest(lit []byte, fold bool) int {
 }
 
 // commonBytes lists bytes from most to least frequent in typical text files.
-const commonBytes = " etaoinsrhldcu\n\tmfpgwybv,.k_()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
+// "_" ranks with the common lower-case letters: in C (the Linux tree) it is
+// 4.7% of all bytes, more than "m", "p" or "u" in both cases together.
+const commonBytes = " etaoinsrhldcu_\n\tmfpgwybv,.k()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
 
 func byteRank(c byte) int {
 	if i := bytes.IndexByte([]byte(commonBytes), c); i >= 0 {
