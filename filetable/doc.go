@@ -20,6 +20,11 @@
 // again. Those re-listings are one walk.Walk of the root that enters only the
 // directories concerned, so every verdict is the walk's own.
 //
+// A listing is a snapshot: each File is built when it is read, and the
+// whole-root newest-first order is computed once per change. The entries the
+// ignore rules excluded are kept per directory too, so a listing also
+// answers for walk.Options.Excluded (the ignored-files notice).
+//
 // # When there is no table
 //
 // A root on a file system whose events are unreliable (NFS, CIFS/SMB, FUSE,

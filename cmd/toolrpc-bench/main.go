@@ -9,12 +9,14 @@
 //
 // It builds the server (go build into the cache dir, or uses --server),
 // prepares its corpora — the Go tree (--goroot, default /usr/local/go), a
-// generated text file of about 1 GB and 40M lines, and a generated
-// workspace whose node_modules/ is ignored — and keeps them between runs in
+// generated text file of about 1 GB and 40M lines, a generated workspace
+// whose node_modules/ is ignored, and the Linux source extracted from
+// Debian's linux-source-6.1 tarball (--linux-tar) with Debian's two
+// packaging lines removed from its .gitignore — and keeps them between runs in
 // $XDG_CACHE_HOME/toolrpc-bench (else ~/.cache/toolrpc-bench; --cache to
-// change). It installs nothing: when rg, fdfind or hyperfine is missing it
-// prints the apt-get line and marks the rows that need them "peer not
-// installed".
+// change). It installs nothing: when rg, fdfind, hyperfine or the kernel
+// tarball is missing it prints the apt-get line and marks the rows that need
+// them "peer not installed".
 //
 // # How things are driven
 //
