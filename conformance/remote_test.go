@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,16 +32,22 @@ const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
 // sshExceptions are the tests the re-run through ssh leaves out, each for a
 // reason of the transport, not of the server (README "Remote workspaces"):
 //   - TestRemote_: they start their own sshd; the re-run must not recurse.
-//   - TestHostile_UnreadableFilesAsNobody wraps the binary in setpriv to run it
-//     as nobody; through ssh that would run the ssh client as nobody, who
-//     cannot read the root-owned key. Over ssh the remote user is whoever
-//     logs in, which is the ssh setup's business, not the server's.
-//   - TestCriterion14_BatchCompactsAndSurvivesRestart and TestEdit_ (the
-//     SIGKILL cases) assert the exit status -9 of a server they SIGKILL; ssh
-//     reports a remote death by signal as status 255. What they check after
-//     the kill is covered through ssh by the other tests.
+//   - TestHostile_UnreadableFiles runs the binary under setpriv as nobody;
+//     through ssh that runs the ssh client as nobody, who cannot read the
+//     root-owned key. Over ssh the remote user is whoever logs in, which is
+//     the ssh setup's business, not the server's.
 var sshExceptions = []string{
 	"TestRemote_",
+	"TestHostile_UnreadableFiles$",
+}
+
+// killedStatus is the status waitExit reports for a server killed by sig:
+// -sig for a local process; ssh reports a remote death by signal as 255.
+func killedStatus(sig syscall.Signal) int {
+	if os.Getenv(transportEnv) == "ssh" {
+		return 255
+	}
+	return -int(sig)
 }
 
 // helperTests skip unless a parent test runs them as a helper process.

@@ -114,6 +114,8 @@ LogLevel VERBOSE
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	// A test binary killed by its -timeout runs no cleanup: sshd goes with it.
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Session processes inherit the log pipe; Wait must not wait for them.
+	d.cmd.WaitDelay = 5 * time.Second
 	require.NoError(t, d.cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = d.cmd.Wait(); close(exited) }()
