@@ -185,7 +185,7 @@ func start(t testing.TB, opts ...option) *server {
 	}
 	s.cmd = exec.Command(bin, o.args...)
 	s.cmd.Dir = o.root
-	s.cmd.Env = append(os.Environ(), o.env...)
+	s.cmd.Env = append(append(os.Environ(), o.env...), transportEnvFor(o.env)...)
 	s.cmd.Stderr = s.stderr
 	var err error
 	s.stdin, err = s.cmd.StdinPipe()

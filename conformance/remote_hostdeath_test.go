@@ -1,13 +1,16 @@
 package conformance
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,6 +254,78 @@ func TestRemote_HostDeathOverSSH(t *testing.T) {
 				p.reset() // the blackholed ssh client learns it too, and exits
 			}
 			t.Logf("%s: remote server and its call tree gone %v after the host side died", tc.name, took.Round(time.Millisecond))
+		})
+	}
+}
+
+// TestRemote_HostStopsReadingOverSSH is TestEnding_HostStopsReading across
+// ssh: a remote call streams, the host stops reading the ssh client's stdout
+// and stderr (ssh's buffers, the channel window and the remote pipe fill),
+// then the host side ends. The remote server must still kill the call's
+// tree and exit; the ssh client itself keeps its buffered output until
+// someone reads it, which is ssh's business.
+func TestRemote_HostStopsReadingOverSSH(t *testing.T) {
+	d := startSSHD(t)
+	wrapperPath := d.writeWrapper(t, plainServer(t), wrapper{})
+	endings := []struct {
+		name string
+		end  func(t *testing.T, client *exec.Cmd, stdin io.Closer)
+	}{
+		{"stdin EOF", func(t *testing.T, _ *exec.Cmd, stdin io.Closer) { require.NoError(t, stdin.Close()) }},
+		{"ssh client SIGKILL", func(t *testing.T, client *exec.Cmd, _ io.Closer) { require.NoError(t, client.Process.Kill()) }},
+	}
+	for _, tc := range endings {
+		t.Run(tc.name, func(t *testing.T) {
+			mark := loadMark(t)
+			kv := strings.SplitN(mark, "=", 2)
+			outR, outW, err := os.Pipe()
+			require.NoError(t, err)
+			errR, errW, err := os.Pipe()
+			require.NoError(t, err)
+			t.Cleanup(func() { outR.Close(); errR.Close() })
+			client := exec.Command(wrapperPath)
+			client.Dir = t.TempDir()
+			client.Env = append(os.Environ(), reportPIDEnv+"=1")
+			client.Stdout, client.Stderr = outW, errW
+			stdin, err := client.StdinPipe()
+			require.NoError(t, err)
+			require.NoError(t, client.Start())
+			outW.Close()
+			errW.Close()
+			t.Cleanup(func() { _ = client.Process.Kill(); _ = client.Wait() })
+			// The pid line comes first on stderr; nothing else is read.
+			line, err := bufio.NewReader(io.LimitReader(errR, 64)).ReadString('\n')
+			require.NoError(t, err)
+			pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, remotePIDLine)))
+			require.NoError(t, err, line)
+			t.Cleanup(func() {
+				if alive(pid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			for _, msg := range []map[string]any{
+				{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+					"rootUri": "file://" + client.Dir, "capabilities": map[string]any{},
+					"initializationOptions": map[string]any{"dataDir": t.TempDir(), "sessionId": "ending"}}},
+				{"jsonrpc": "2.0", "id": 2, "method": "tools/bash", "params": map[string]any{
+					"command": hostDeathCommand, "env": map[string]string{kv[0]: kv[1]}, "timeout": 600}},
+			} {
+				b, err := json.Marshal(msg)
+				require.NoError(t, err)
+				_, err = fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+				require.NoError(t, err)
+			}
+			eventually(t, "the call runs and the host's side of ssh is full", func() (bool, string) {
+				n, _ := unix.IoctlGetInt(int(outR.Fd()), unix.TIOCINQ)
+				return len(marked(mark)) >= 3 && n >= 48<<10, fmt.Sprintf("%d bytes unread", n)
+			})
+			began := time.Now()
+			tc.end(t, client, stdin)
+			eventually(t, "the remote server exited and no process of its call survives", func() (bool, string) {
+				m := marked(mark)
+				return !alive(pid) && len(m) == 0, fmt.Sprintf("server alive %v, call processes %v", alive(pid), m)
+			})
+			t.Logf("%s, stdout never read: remote server and its call tree gone %v later", tc.name, time.Since(began).Round(time.Millisecond))
 		})
 	}
 }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -72,6 +73,7 @@ type rawSession struct {
 func runRaw(t *testing.T, wrapperPath string) *rawSession {
 	r := &rawSession{cmd: exec.Command(wrapperPath), out: &lockedBuffer{}}
 	r.cmd.Dir = t.TempDir()
+	r.cmd.Env = append(os.Environ(), reportPIDEnv+"=1")
 	in, err := r.cmd.StdinPipe()
 	require.NoError(t, err)
 	r.in = in

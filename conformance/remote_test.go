@@ -36,9 +36,15 @@ const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
 //     through ssh that runs the ssh client as nobody, who cannot read the
 //     root-owned key. Over ssh the remote user is whoever logs in, which is
 //     the ssh setup's business, not the server's.
+//   - TestEnding_HostStopsReading watches the local process exit while the
+//     host leaves its stdout unread. Through ssh that process is the ssh
+//     client, which holds the output it has buffered until someone reads it
+//     (and, SIGTERMed, exits 255): it tests ssh, not the server. The remote
+//     server's side of it is TestRemote_HostStopsReadingOverSSH.
 var sshExceptions = []string{
 	"TestRemote_",
 	"TestHostile_UnreadableFiles$",
+	"TestEnding_HostStopsReading$",
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:
@@ -48,6 +54,29 @@ func killedStatus(sig syscall.Signal) int {
 		return 255
 	}
 	return -int(sig)
+}
+
+// forwardEnv names, in the server's environment, the variables a test set
+// for its server (withEnv), so a transport wrapper can pass them on: ssh
+// forwards no environment, and a host that wants a remote variable puts it
+// on the remote command line.
+const forwardEnv = "TOOLRPC_CONFORMANCE_ENV"
+
+// reportPIDEnv=1 asks a transport wrapper to report the remote server's pid
+// on stderr (remotePIDLine) before anything else. Only the harness's own
+// servers ask: hosts like the Node and TypeScript ones show stderr as it is.
+const reportPIDEnv = "TOOLRPC_CONFORMANCE_PID"
+
+// transportEnvFor is what start() adds to a server's environment for a
+// transport wrapper: forwardEnv=NAME NAME… for the given KEY=VALUE pairs, and
+// reportPIDEnv=1. A server run directly ignores both.
+func transportEnvFor(kv []string) []string {
+	names := make([]string, 0, len(kv))
+	for _, e := range kv {
+		name, _, _ := strings.Cut(e, "=")
+		names = append(names, name)
+	}
+	return []string{forwardEnv + "=" + strings.Join(names, " "), reportPIDEnv + "=1"}
 }
 
 // helperTests skip unless a parent test runs them as a helper process.

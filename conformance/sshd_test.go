@@ -182,8 +182,9 @@ type wrapper struct {
 // a host would (`ssh -T host 'cd DIR && exec toolrpc ARGS'`) and returns its
 // path. The remote side starts in the wrapper's working directory (the
 // workspace root the harness chose) unless w.noCd, gets the caller's
-// TOOLRPC_* variables (ssh forwards no environment by default), and reports
-// its pid on stderr before exec, so the pid is the server's. Arguments are
+// TOOLRPC_* variables and those forwardEnv names (ssh forwards no
+// environment by default), and, when reportPIDEnv is 1, reports its pid on
+// stderr before exec, so the pid is the server's. Arguments are
 // single-quoted for the remote login shell.
 func (d *sshd) writeWrapper(t testing.TB, server string, w wrapper) string {
 	t.Helper()
@@ -199,9 +200,14 @@ func (d *sshd) writeWrapper(t testing.TB, server string, w wrapper) string {
 # toolrpc through ssh (written by the conformance suite's sshd_test.go).
 set -e
 q() { local s=${1//\'/\'\\\'\'}; printf "'%s'" "$s"; }
-remote="` + cd + `echo ` + remotePIDLine + `\$\$ >&2 && exec env"
+remote="` + cd + `exec env"
+if [[ ${TOOLRPC_CONFORMANCE_PID-} == 1 ]]; then remote="echo ` + remotePIDLine + `\$\$ >&2 && $remote"; fi
+fwd=" ${TOOLRPC_CONFORMANCE_ENV-} "
 while IFS= read -r -d '' kv; do
-  case $kv in TOOLRPC_*) remote+=" $(q "$kv")" ;; esac
+  case $kv in
+    TOOLRPC_*) remote+=" $(q "$kv")" ;;
+    *) if [[ $fwd == *" ${kv%%=*} "* ]]; then remote+=" $(q "$kv")"; fi ;;
+  esac
 done < <(env -0)
 remote+=" ` + shellQuote(server) + `"
 for a in "$@"; do remote+=" $(q "$a")"; done
