@@ -172,7 +172,7 @@ const remotePIDLine = "toolrpc-remote-pid "
 
 // wrapper says how writeWrapper's script reaches the server.
 type wrapper struct {
-	name string   // file name in the sshd's dir
+	name string   // its directory in the sshd's dir (the file is named toolrpc)
 	port int      // 0: the sshd's own port (else a proxy in front of it)
 	noCd bool     // stay in the remote login directory instead of the local cwd
 	ssh  []string // extra ssh arguments, e.g. -tt
@@ -214,9 +214,13 @@ for a in "$@"; do remote+=" $(q "$a")"; done
 exec ` + ssh.String() + `"$remote"
 `
 	if w.name == "" {
-		w.name = "toolrpc-over-ssh"
+		w.name = "over-ssh"
 	}
-	path := filepath.Join(d.Dir, w.name)
+	// Named toolrpc, in a dir of its own: hosts that look the binary up by
+	// name on PATH (the TypeScript client's findBinary) find the wrapper.
+	dir := filepath.Join(d.Dir, w.name)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	path := filepath.Join(dir, "toolrpc")
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
 	return path
 }
