@@ -27,9 +27,10 @@ type sshd struct {
 	User    string
 	KeyFile string // the user's private key
 
-	cmd   *exec.Cmd
-	log   *lockedBuffer
-	extra []string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once cmd.Wait returned (its only caller)
+	log    *lockedBuffer
+	extra  []string
 }
 
 // sshdPath is where Debian's openssh-server installs the daemon; .ci/run
@@ -118,6 +119,7 @@ LogLevel VERBOSE
 	d.cmd.WaitDelay = 5 * time.Second
 	require.NoError(t, d.cmd.Start())
 	exited := make(chan struct{})
+	d.exited = exited
 	go func() { _ = d.cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -144,7 +146,7 @@ LogLevel VERBOSE
 // with their connections (the tests close them first).
 func (d *sshd) stop() {
 	_ = d.cmd.Process.Kill()
-	_ = d.cmd.Wait()
+	<-d.exited
 }
 
 // sshArgs is the client command line that reaches this sshd on port (0:
