@@ -1,0 +1,376 @@
+package contentindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Dir returns the index directory of root (absolute, symlink-evaluated)
+// under dataDir: <dataDir>/index/<hash of root>.
+func Dir(dataDir, root string) string {
+	h := sha256.Sum256([]byte(root))
+	return filepath.Join(dataDir, "index", hex.EncodeToString(h[:16]))
+}
+
+// Options configures a Manager.
+type Options struct {
+	// DataDir holds the index under index/<hash of Root>.
+	DataDir string
+	// Root is the absolute, symlink-evaluated workspace root.
+	Root string
+	// Logf logs (nil: the standard logger).
+	Logf func(format string, args ...any)
+	// CPUPercent is the builder's share of one core (0: limits.IndexBuildCPUPercent;
+	// 100: unthrottled).
+	CPUPercent int
+}
+
+// Manager keeps the content index of one root: it maps an index left by an
+// earlier build, builds one in the background when there is none, and keeps
+// an overlay of files changed since. Its methods may be called
+// concurrently; none waits for a build.
+type Manager struct {
+	opts Options
+	dir  string
+
+	mu      sync.RWMutex
+	base    *Index
+	overlay map[string]overlayDoc
+	ovBytes int
+	off     bool // no index for this root this session (logged once)
+
+	building atomic.Bool // a build is asked for or running
+
+	requests chan request
+	ctx      context.Context
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// overlayDoc is a file read since the base index was built.
+type overlayDoc struct {
+	size, mtime int64
+	tris        []uint32 // sorted
+}
+
+func (o *overlayDoc) has(t uint32) bool { _, ok := slices.BinarySearch(o.tris, t); return ok }
+
+// request asks the worker to build (abs set: the files' absolute paths) or
+// to read one changed file.
+type request struct {
+	abs  []string
+	rel  string
+	done chan struct{} // tests: closed when every earlier request is served
+}
+
+// Open returns the manager of a root and starts its worker, which maps an
+// existing index at once.
+func Open(opts Options) *Manager {
+	if opts.Logf == nil {
+		opts.Logf = log.Printf
+	}
+	if opts.CPUPercent == 0 {
+		opts.CPUPercent = limits.IndexBuildCPUPercent
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{
+		opts: opts, dir: Dir(opts.DataDir, opts.Root), overlay: map[string]overlayDoc{},
+		requests: make(chan request, 256), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+	}
+	go m.work()
+	return m
+}
+
+// Close stops the worker (a build in progress stays resumable) and unmaps
+// the index.
+func (m *Manager) Close() {
+	m.cancel()
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.base != nil {
+		m.base.Close()
+		m.base = nil
+	}
+}
+
+// Ready reports whether an index is mapped.
+func (m *Manager) Ready() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.base != nil
+}
+
+// Candidates returns the files of files (in their order) that may hold a
+// match of a pattern whose query is q, and ok=true; or files itself and
+// ok=false when the index cannot narrow the search (not built yet, off, or
+// q matches everything). A file the index does not hold as it is now (new,
+// changed, binary, too large) is always kept. Candidates never waits for
+// the index; the first call starts a build over files.
+func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
+	if q.Op == OpAll {
+		return files, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.off {
+		return files, false
+	}
+	if m.base == nil {
+		m.askBuild(files)
+		return files, false
+	}
+	set, all, err := m.base.Match(q)
+	if err != nil || all {
+		return files, false
+	}
+	prefix := m.opts.Root + "/"
+	out := make([]walk.File, 0, min(len(files), 64))
+	stale := 0
+	for _, f := range files {
+		rel, under := strings.CutPrefix(f.Abs, prefix)
+		if !under {
+			out = append(out, f)
+			continue
+		}
+		if id, ok := m.base.docs[rel]; ok {
+			d := m.base.doc(id)
+			if d.Indexed && d.Size == f.Size && d.MTime == f.ModTime {
+				if has(set, id) {
+					out = append(out, f)
+				}
+				continue
+			}
+		}
+		if o, ok := m.overlay[rel]; ok && o.size == f.Size && o.mtime == f.ModTime {
+			if q.Eval(o.has) {
+				out = append(out, f)
+			}
+			continue
+		}
+		out = append(out, f)
+		stale++
+		m.ask(request{rel: rel})
+	}
+	if stale > limits.IndexOverlayMaxFiles {
+		m.askBuild(files)
+	}
+	return out, true
+}
+
+// ask queues a request for the worker, dropping it when the queue is full.
+func (m *Manager) ask(r request) {
+	select {
+	case m.requests <- r:
+	default:
+	}
+}
+
+// settle waits until the worker has served every request queued so far.
+func (m *Manager) settle() {
+	done := make(chan struct{})
+	select {
+	case m.requests <- request{done: done}:
+		<-done
+	case <-m.done:
+	}
+}
+
+// askBuild asks for a build over files unless one is asked for or running.
+func (m *Manager) askBuild(files []walk.File) {
+	if !m.building.CompareAndSwap(false, true) {
+		return
+	}
+	abs := make([]string, len(files))
+	for i, f := range files {
+		abs[i] = f.Abs
+	}
+	select {
+	case m.requests <- request{abs: abs}:
+	default:
+		m.building.Store(false)
+	}
+}
+
+// relPaths returns the sorted root-relative paths of the absolute paths
+// below the root.
+func (m *Manager) relPaths(abs []string) []string {
+	prefix := m.opts.Root + "/"
+	out := make([]string, 0, len(abs))
+	for _, a := range abs {
+		if rel, ok := strings.CutPrefix(a, prefix); ok {
+			out = append(out, rel)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// work is the one worker: it runs at low priority, maps an existing index,
+// and serves build and overlay requests until Close.
+func (m *Manager) work() {
+	defer close(m.done)
+	lowerPriority()
+	pace := newPacer(m.opts.CPUPercent)
+	if ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root); err == nil {
+		m.swap(ix)
+	}
+	set := newTriSet()
+	buf := make([]byte, 256*limits.KB)
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case r := <-m.requests:
+			if r.done != nil {
+				close(r.done)
+			} else if r.abs != nil {
+				m.build(m.relPaths(r.abs), &pace)
+				m.building.Store(false)
+			} else {
+				m.readChanged(r.rel, set, buf)
+				pace.tick()
+			}
+		}
+	}
+}
+
+// build builds the index of paths under the directory's lock and maps it.
+func (m *Manager) build(paths []string, pace *pacer) {
+	if m.isOff() {
+		return
+	}
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		m.turnOff(err)
+		return
+	}
+	lock, err := m.lock()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			m.turnOff(err)
+		}
+		return
+	}
+	defer unix.Close(lock)
+	// Another server may have built it while this one waited for the lock.
+	if ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root); err == nil && m.newer(ix) {
+		m.swap(ix)
+		return
+	}
+	start := time.Now()
+	err = build(m.ctx, m.opts.Root, m.dir, paths, pace)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return
+	case err != nil:
+		m.turnOff(err)
+		return
+	}
+	ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root)
+	if err != nil {
+		m.turnOff(err)
+		return
+	}
+	m.opts.Logf("contentindex %s: indexed %d files (%d MB of text) in %s, index %d MB at %s",
+		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
+	m.swap(ix)
+}
+
+// lock takes the directory's build lock, polling while another process
+// holds it; it returns the locked descriptor.
+func (m *Manager) lock() (int, error) {
+	fd, err := unix.Open(filepath.Join(m.dir, lockName), unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: filepath.Join(m.dir, lockName), Err: err}
+	}
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return fd, nil
+		}
+		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+			unix.Close(fd)
+			return -1, fmt.Errorf("flock %s: %w", m.dir, err)
+		}
+		select {
+		case <-m.ctx.Done():
+			unix.Close(fd)
+			return -1, m.ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+var lockPoll = 500 * time.Millisecond // tests shorten it
+
+// newer reports whether ix is another file than the mapped base.
+func (m *Manager) newer(ix *Index) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.base == nil || m.base.ino != ix.ino
+}
+
+// swap makes ix the base and clears the overlay.
+func (m *Manager) swap(ix *Index) {
+	m.mu.Lock()
+	old := m.base
+	m.base = ix
+	m.overlay, m.ovBytes = map[string]overlayDoc{}, 0
+	m.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+}
+
+// readChanged reads one changed file into the overlay.
+func (m *Manager) readChanged(rel string, set *triSet, buf []byte) {
+	m.mu.RLock()
+	o, known := m.overlay[rel]
+	full := len(m.overlay) >= limits.IndexOverlayMaxFiles || m.ovBytes >= limits.IndexOverlayMaxBytes
+	m.mu.RUnlock()
+	if full {
+		return
+	}
+	size, mtime, flags := scanFile(m.opts.Root+"/"+rel, set, buf, time.Now())
+	if flags&docIndexed == 0 || (known && o.size == size && o.mtime == mtime) {
+		return
+	}
+	tris := slices.Clone(set.Sorted())
+	m.mu.Lock()
+	m.overlay[rel] = overlayDoc{size: size, mtime: mtime, tris: tris}
+	m.ovBytes += 4 * len(tris)
+	m.mu.Unlock()
+}
+
+func (m *Manager) isOff() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.off
+}
+
+// turnOff gives up the index for this session and logs why, once.
+func (m *Manager) turnOff(err error) {
+	m.mu.Lock()
+	was := m.off
+	m.off = true
+	m.mu.Unlock()
+	if !was {
+		m.opts.Logf("contentindex %s: no content index this session, grep reads every file: %v", m.opts.Root, err)
+	}
+}

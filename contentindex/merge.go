@@ -1,0 +1,156 @@
+package contentindex
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/toolrpc/toolrpc/atomicfile"
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// merge joins the runs into dir/index, written atomically. It fails with
+// ErrQuota as soon as the output passes limits.IndexQuotaPercent of the
+// text indexed.
+func (b *builder) merge() error {
+	runs, err := b.runs()
+	if err != nil {
+		return err
+	}
+	var rs []*runReader
+	defer func() {
+		for _, r := range rs {
+			r.close()
+		}
+	}()
+	for _, r := range runs {
+		rr, err := openRun(r)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, rr)
+	}
+	var text int64
+	for _, d := range b.docs {
+		if d.flags&docIndexed != 0 {
+			text += d.size
+		}
+	}
+	return writeIndex(filepath.Join(b.dir, indexName), b.root, b.docs, text, func(emit func(uint32, []uint32) error) error {
+		n := 0
+		return mergeRuns(rs, func(tri uint32, ids []uint32) error {
+			if n++; n%1024 == 0 {
+				b.pace.tick()
+			}
+			return emit(tri, ids)
+		})
+	})
+}
+
+// mergeRuns calls emit with each trigram and its documents, ascending.
+func mergeRuns(rs []*runReader, emit func(uint32, []uint32) error) error {
+	var ids []uint32
+	for {
+		tri := uint32(runEnd)
+		for _, r := range rs {
+			if !r.done && r.tri < tri {
+				tri = r.tri
+			}
+		}
+		if tri == runEnd {
+			return nil
+		}
+		ids = ids[:0]
+		for _, r := range rs {
+			if !r.done && r.tri == tri {
+				ids = append(ids, r.ids...)
+				if err := r.next(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := emit(tri, ids); err != nil {
+			return err
+		}
+	}
+}
+
+// writeIndex writes the index file at path: lists produces the postings in
+// trigram order through emit.
+func writeIndex(path, root string, docs []docRec, text int64, lists func(emit func(uint32, []uint32) error) error) error {
+	a, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		return err
+	}
+	w := &countWriter{w: bufio.NewWriterSize(a, 256<<10)}
+	quota := max(text*limits.IndexQuotaPercent/100, 64*limits.KB)
+	var tab, buf []byte
+	ntri := 0
+	err = lists(func(tri uint32, ids []uint32) error {
+		tab = binary.LittleEndian.AppendUint32(tab, tri)
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(len(ids)))
+		tab = binary.LittleEndian.AppendUint64(tab, uint64(w.n))
+		ntri++
+		buf = encodeList(buf[:0], ids, len(docs))
+		w.write(buf)
+		if w.n+int64(len(tab)) > quota {
+			return fmt.Errorf("%w: more than %d%% of %d bytes of text", ErrQuota, limits.IndexQuotaPercent, text)
+		}
+		return w.err
+	})
+	if err != nil {
+		a.Abort()
+		return err
+	}
+	f := footer{ndocs: uint32(len(docs)), ntri: uint32(ntri), textBytes: uint64(text)}
+	f.triOff = uint64(w.n)
+	w.write(tab)
+	f.docOff = uint64(w.n)
+	var rec []byte
+	off := 0
+	for _, d := range docs {
+		rec = binary.LittleEndian.AppendUint32(rec[:0], uint32(off))
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(len(d.rel)))
+		rec = binary.LittleEndian.AppendUint64(rec, uint64(d.size))
+		rec = binary.LittleEndian.AppendUint64(rec, uint64(d.mtime))
+		rec = binary.LittleEndian.AppendUint32(rec, d.flags)
+		rec = binary.LittleEndian.AppendUint32(rec, 0)
+		w.write(rec)
+		off += len(d.rel)
+	}
+	f.pathOff = uint64(w.n)
+	w.write([]byte(joinPaths(docs)))
+	f.rootOff = uint64(w.n)
+	w.write([]byte(root))
+	f.rootLen = uint64(len(root))
+	w.write(f.encode())
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err != nil {
+		a.Abort()
+		return w.err
+	}
+	return a.Commit()
+}
+
+// countWriter counts what it writes and keeps the first error.
+type countWriter struct {
+	w   *bufio.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) write(p []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+}
+
+// removeIndex deletes the index of dir (tests).
+func removeIndex(dir string) error { return os.Remove(filepath.Join(dir, indexName)) }
