@@ -39,9 +39,9 @@ const (
 )
 
 type footer struct {
-	ndocs, ntri                                 uint32
-	triOff, docOff, pathOff, rootOff, rootLen   uint64
-	textBytes                                   uint64
+	ndocs, ntri                               uint32
+	triOff, docOff, pathOff, rootOff, rootLen uint64
+	textBytes                                 uint64
 }
 
 func (f *footer) encode() []byte {

@@ -23,11 +23,11 @@ type Index struct {
 
 // Doc is what the index recorded of one document.
 type Doc struct {
-	Rel          string
-	Size, MTime  int64
-	Indexed      bool
-	Binary       bool
-	id           uint32
+	Rel         string
+	Size, MTime int64
+	Indexed     bool
+	Binary      bool
+	id          uint32
 }
 
 // openIndex maps the index file at path and checks that it indexes root.
