@@ -121,7 +121,8 @@ func (m *Manager) Ready() bool {
 // match of a pattern whose query is q, and ok=true; or files itself and
 // ok=false when the index cannot narrow the search (not built yet, off, or
 // q matches everything). A file the index does not hold as it is now (new,
-// changed, binary, too large) is always kept. Candidates never waits for
+// changed, binary by content, too large) is always kept; a file grep skips
+// by its name (SPEC §4 extensions) is never kept. Candidates never waits for
 // the index; the first call starts a build over files.
 func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 	if q.Op == OpAll {
@@ -144,6 +145,9 @@ func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 	out := make([]walk.File, 0, min(len(files), 64))
 	stale := 0
 	for _, f := range files {
+		if walk.IsBinaryName(f.Abs) {
+			continue // grep skips it by its name alone
+		}
 		rel, under := strings.CutPrefix(f.Abs, prefix)
 		if !under {
 			out = append(out, f)
