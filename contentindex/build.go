@@ -42,6 +42,7 @@ type builder struct {
 	paths     []string
 	docs      []docRec
 	pairs     []uint64 // tri<<32 | doc of the current run
+	tmp       []uint64 // radix sort scratch
 	runLo     int      // first document of the current run
 	set       *triSet
 	buf       []byte
@@ -49,35 +50,43 @@ type builder struct {
 	now       func() time.Time // tests set it
 }
 
+var runPairs = limits.IndexRunPairs // tests shorten it
+
 // build indexes paths (relative to root, in that order) into dir/index,
 // resuming a build of the same paths that an earlier process left in
 // dir/build. The caller holds dir/lock.
-func build(ctx context.Context, root, dir string, paths []string, pace *pacer) error {
+func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (resumedAt int, err error) {
 	b := &builder{root: root, dir: dir, build: filepath.Join(dir, buildDirName), set: newTriSet(), pace: pace, now: time.Now}
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			_ = os.RemoveAll(b.build) // only a stopped build resumes
+		}
+	}()
 	start, err := b.resume(paths)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b.runLo = start
 	b.buf = make([]byte, 256*limits.KB)
+	b.pairs = make([]uint64, 0, runPairs+64*limits.KB)
 	for i := start; i < len(b.paths); i++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return start, err
 		}
 		b.addFile(i)
-		if len(b.pairs) >= limits.IndexRunPairs {
+		if len(b.pairs) >= runPairs {
 			if err := b.flushRun(i + 1); err != nil {
-				return err
+				return start, err
 			}
 		}
 	}
 	if err := b.flushRun(len(b.paths)); err != nil {
-		return err
+		return start, err
 	}
 	if err := b.merge(); err != nil {
-		return err
+		return start, err
 	}
-	return os.RemoveAll(b.build)
+	return start, os.RemoveAll(b.build)
 }
 
 // resume starts a build of paths, or continues the one in dir/build when

@@ -278,7 +278,7 @@ func (m *Manager) build(paths []string, pace *pacer) {
 		return
 	}
 	start := time.Now()
-	err = build(m.ctx, m.opts.Root, m.dir, paths, pace)
+	resumed, err := build(m.ctx, m.opts.Root, m.dir, paths, pace)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return
@@ -291,8 +291,8 @@ func (m *Manager) build(paths []string, pace *pacer) {
 		m.turnOff(err)
 		return
 	}
-	m.opts.Logf("contentindex %s: indexed %d files (%d MB of text) in %s, index %d MB at %s",
-		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
+	m.opts.Logf("contentindex %s: indexed %d files (%d MB of text; resumed at file %d) in %s, index %d MB at %s",
+		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, resumed, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
 	m.swap(ix)
 }
 

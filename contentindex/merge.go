@@ -3,7 +3,9 @@ package contentindex
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -85,28 +87,48 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit fu
 		return err
 	}
 	w := &countWriter{w: bufio.NewWriterSize(a, 256<<10)}
+	// The trigram table goes to a scratch file first, so its size does
+	// not count against the builder's memory.
+	tf, err := os.CreateTemp(filepath.Dir(path), ".trigrams-*.tmp")
+	if err != nil {
+		a.Abort()
+		return err
+	}
+	defer func() { _ = tf.Close(); _ = os.Remove(tf.Name()) }()
+	tab := &countWriter{w: bufio.NewWriterSize(tf, 64<<10)}
 	quota := max(text*limits.IndexQuotaPercent/100, 64*limits.KB)
-	var tab, buf []byte
+	var ent, buf []byte
 	ntri := 0
 	err = lists(func(tri uint32, ids []uint32) error {
-		tab = binary.LittleEndian.AppendUint32(tab, tri)
-		tab = binary.LittleEndian.AppendUint32(tab, uint32(len(ids)))
-		tab = binary.LittleEndian.AppendUint64(tab, uint64(w.n))
+		ent = binary.LittleEndian.AppendUint32(ent[:0], tri)
+		ent = binary.LittleEndian.AppendUint32(ent, uint32(len(ids)))
+		ent = binary.LittleEndian.AppendUint64(ent, uint64(w.n))
+		tab.write(ent)
 		ntri++
 		buf = encodeList(buf[:0], ids, len(docs))
 		w.write(buf)
-		if w.n+int64(len(tab)) > quota {
+		if w.n+tab.n > quota {
 			return fmt.Errorf("%w: more than %d%% of %d bytes of text", ErrQuota, limits.IndexQuotaPercent, text)
 		}
-		return w.err
+		return errors.Join(w.err, tab.err)
 	})
+	if err == nil {
+		err = tab.w.Flush()
+	}
+	if err == nil {
+		_, err = tf.Seek(0, io.SeekStart)
+	}
 	if err != nil {
 		a.Abort()
 		return err
 	}
 	f := footer{ndocs: uint32(len(docs)), ntri: uint32(ntri), textBytes: uint64(text)}
 	f.triOff = uint64(w.n)
-	w.write(tab)
+	if w.err == nil {
+		var n int64
+		n, w.err = io.Copy(w.w, tf)
+		w.n += n
+	}
 	f.docOff = uint64(w.n)
 	var rec []byte
 	off := 0

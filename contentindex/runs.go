@@ -89,7 +89,10 @@ func (b *builder) flushRun(hi int) error {
 	if hi == b.runLo {
 		return nil
 	}
-	radixSortByTri(b.pairs)
+	if cap(b.tmp) < len(b.pairs) {
+		b.tmp = make([]uint64, len(b.pairs), cap(b.pairs))
+	}
+	radixSortByTri(b.pairs, b.tmp[:len(b.pairs)])
 	a, err := atomicfile.Create(filepath.Join(b.build, runName(b.runLo, hi)), 0o600)
 	if err != nil {
 		return err
@@ -132,13 +135,18 @@ func (b *builder) flushRun(hi int) error {
 	}
 	b.pairs = b.pairs[:0]
 	b.runLo = hi
+	if stopAfterRun != nil {
+		stopAfterRun()
+	}
 	return nil
 }
 
+var stopAfterRun func() // tests set it to stop a build after a run
+
 // radixSortByTri sorts pairs by their upper 32 bits (24 used), keeping the
-// order of equal keys, so each trigram's documents stay ascending.
-func radixSortByTri(ps []uint64) {
-	tmp := make([]uint64, len(ps))
+// order of equal keys, so each trigram's documents stay ascending. tmp is
+// scratch of the same length.
+func radixSortByTri(ps, tmp []uint64) {
 	src, dst := ps, tmp
 	for shift := uint(32); shift < 56; shift += 12 {
 		var count [1 << 12]int
