@@ -71,12 +71,12 @@ type overlayDoc struct {
 
 func (o *overlayDoc) has(t uint32) bool { _, ok := slices.BinarySearch(o.tris, t); return ok }
 
-// request asks the worker to build (abs set: the files' absolute paths) or
-// to read one changed file.
+// request asks the worker to build, to read one changed file (rel), or
+// (done) to report that it served every earlier request.
 type request struct {
-	abs  []string
-	rel  string
-	done chan struct{} // tests: closed when every earlier request is served
+	build bool
+	rel   string
+	done  chan struct{} // tests: closed when every earlier request is served
 }
 
 // Open returns the manager of a root and starts its worker, which maps an
@@ -134,7 +134,7 @@ func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 		return files, false
 	}
 	if m.base == nil {
-		m.askBuild(files)
+		m.askBuild()
 		return files, false
 	}
 	set, all, err := m.base.Match(q)
@@ -173,7 +173,7 @@ func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 		m.ask(request{rel: rel})
 	}
 	if stale > limits.IndexOverlayMaxFiles {
-		m.askBuild(files)
+		m.askBuild()
 	}
 	return out, true
 }
@@ -196,34 +196,32 @@ func (m *Manager) settle() {
 	}
 }
 
-// askBuild asks for a build over files unless one is asked for or running.
-func (m *Manager) askBuild(files []walk.File) {
+// askBuild asks for a build of the whole root unless one is asked for or
+// running.
+func (m *Manager) askBuild() {
 	if !m.building.CompareAndSwap(false, true) {
 		return
 	}
-	abs := make([]string, len(files))
-	for i, f := range files {
-		abs[i] = f.Abs
-	}
 	select {
-	case m.requests <- request{abs: abs}:
+	case m.requests <- request{build: true}:
 	default:
 		m.building.Store(false)
 	}
 }
 
-// relPaths returns the sorted root-relative paths of the absolute paths
-// below the root.
-func (m *Manager) relPaths(abs []string) []string {
-	prefix := m.opts.Root + "/"
-	out := make([]string, 0, len(abs))
-	for _, a := range abs {
-		if rel, ok := strings.CutPrefix(a, prefix); ok {
-			out = append(out, rel)
-		}
+// listRoot returns the sorted root-relative paths of the files a grep of
+// the whole root would search (one walk worker).
+func (m *Manager) listRoot() ([]string, error) {
+	files, err := walk.Walk(m.ctx, walk.Options{Start: m.opts.Root, Boundary: m.opts.Root, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.Rel)
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return out, nil
 }
 
 // work is the one worker: it runs at low priority, maps an existing index,
@@ -244,8 +242,8 @@ func (m *Manager) work() {
 		case r := <-m.requests:
 			if r.done != nil {
 				close(r.done)
-			} else if r.abs != nil {
-				m.build(m.relPaths(r.abs), &pace)
+			} else if r.build {
+				m.build(&pace)
 				m.building.Store(false)
 			} else {
 				m.readChanged(r.rel, set, buf)
@@ -255,8 +253,9 @@ func (m *Manager) work() {
 	}
 }
 
-// build builds the index of paths under the directory's lock and maps it.
-func (m *Manager) build(paths []string, pace *pacer) {
+// build builds the index of the root under the directory's lock and maps
+// it.
+func (m *Manager) build(pace *pacer) {
 	if m.isOff() {
 		return
 	}
@@ -278,6 +277,13 @@ func (m *Manager) build(paths []string, pace *pacer) {
 		return
 	}
 	start := time.Now()
+	paths, err := m.listRoot()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			m.turnOff(err)
+		}
+		return
+	}
 	resumed, err := build(m.ctx, m.opts.Root, m.dir, paths, pace)
 	switch {
 	case errors.Is(err, context.Canceled):

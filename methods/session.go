@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/checkpoint"
+	"github.com/toolrpc/toolrpc/contentindex"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
@@ -57,6 +58,9 @@ type Session struct {
 	Lines *lineindex.Cache
 	// Locks serialises tools/edit and tools/write on one file.
 	Locks *lineedit.Locks
+	// Index holds the content indexes grep narrows its files with, one per
+	// workspace root; nil searches without (tests).
+	Index *contentindex.Set
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -129,6 +133,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
+		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
 	}, nil
 }
 
@@ -263,5 +268,10 @@ func (t *Toolbox) Shutdown() {
 	if s == nil {
 		return
 	}
+	s.Index.Close()
 	_ = s.Scratch.Remove()
 }
+
+// indexCPUPercent is the content index builder's share of a core (0: the
+// limits default); tests raise it.
+var indexCPUPercent = 0
