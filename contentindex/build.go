@@ -3,6 +3,7 @@ package contentindex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,13 @@ const (
 // ErrQuota reports that an index would be larger than
 // limits.IndexQuotaPercent of the text it indexes.
 var ErrQuota = errors.New("index would exceed its disk quota")
+
+// maxDocs is the most files one index holds: a run stores a document id in
+// 24 bits beside its follower mask.
+const maxDocs = 1<<24 - 1
+
+// ErrTooManyFiles reports a root with more files than one index holds.
+var ErrTooManyFiles = errors.New("too many files for one index")
 
 // docRec is one document of a build.
 type docRec struct {
@@ -62,6 +70,9 @@ func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (
 			_ = os.RemoveAll(b.build) // only a stopped build resumes
 		}
 	}()
+	if len(paths) > maxDocs {
+		return 0, fmt.Errorf("%d files: %w", len(paths), ErrTooManyFiles)
+	}
 	start, err := b.resume(paths)
 	if err != nil {
 		return 0, err
@@ -139,7 +150,7 @@ func (b *builder) addFile(i int) {
 		return
 	}
 	for _, t := range b.set.Sorted() {
-		b.pairs = append(b.pairs, uint64(t)<<32|uint64(i))
+		b.pairs = append(b.pairs, uint64(t)<<32|uint64(b.set.Mask(t))<<24|uint64(i))
 	}
 }
 

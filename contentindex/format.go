@@ -10,14 +10,14 @@ import (
 // The index file, all integers little-endian:
 //
 //	postings   one encoded list per trigram (see encodeList)
-//	trigrams   ntri entries of {tri u32, count u32, off u64}, ascending by tri
+//	trigrams   ntri entries of {tri u32, count u32, off u32}, ascending by tri
 //	docs       ndocs entries of {pathOff u32, pathLen u32, size i64, mtime i64, flags u32, pad u32}
 //	paths      the docs' paths relative to the root, concatenated
 //	root       the root's real path
 //	footer     {magic [8]byte, ndocs u32, ntri u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
 const (
-	magic      = "TRIDX002"
-	triEntry   = 16
+	magic      = "TRIDX003"
+	triEntry   = 12
 	docEntry   = 32
 	footerSize = 8 + 4 + 4 + 6*8
 )
@@ -32,11 +32,18 @@ const (
 	docBinary
 )
 
-// List kinds, the first byte of an encoded list.
+// List kinds, the first byte of an encoded list, plus listMasks when one
+// follower mask per document follows the ids.
 const (
 	listVarint = 0 // ascending doc ids as uvarint deltas (the first from 0)
 	listBitmap = 1 // one bit per document, ceil(ndocs/8) bytes
+	listMasks  = 2
 )
+
+// masksFrom is the share of documents (1/masksFrom) a trigram must be in
+// for its list to carry follower masks: a rarer trigram narrows enough on
+// its own, and masks cost a byte per document.
+const masksFrom = 256
 
 type footer struct {
 	ndocs, ntri                               uint32
@@ -83,55 +90,93 @@ func decodeFooter(data []byte) (footer, error) {
 }
 
 // encodeList appends the encoding of ascending doc ids of an index of
-// ndocs documents: uvarint deltas, or a bitmap when that is smaller (a
-// trigram in more than about one document in eight).
-func encodeList(dst []byte, ids []uint32, ndocs int) []byte {
+// ndocs documents: uvarint deltas, or, when that is smaller, a bitmap of
+// one bit per document (a trigram in more than about one document in
+// eight); then, for a trigram in at least 1/masksFrom of the documents, one
+// follower mask per id.
+func encodeList(dst []byte, ids []uint32, masks []uint8, ndocs int) []byte {
+	kind := byte(listVarint)
+	withMasks := len(ids)*masksFrom >= ndocs
+	if withMasks {
+		kind |= listMasks
+	}
 	bitmapLen := (ndocs + 7) / 8
 	varintLen := 0
 	prev := uint32(0)
-	for i, id := range ids {
-		d := id - prev
-		if i == 0 {
-			d = id
-		}
-		varintLen += (bits.Len32(d|1) + 6) / 7
+	for _, id := range ids {
+		varintLen += (bits.Len32((id-prev)|1) + 6) / 7
 		prev = id
 	}
 	if varintLen > bitmapLen {
-		dst = append(dst, listBitmap)
+		dst = append(dst, kind|listBitmap)
 		start := len(dst)
 		dst = append(dst, make([]byte, bitmapLen)...)
 		for _, id := range ids {
 			dst[start+int(id>>3)] |= 1 << (id & 7)
 		}
-		return dst
-	}
-	dst = append(dst, listVarint)
-	prev = 0
-	for i, id := range ids {
-		d := id - prev
-		if i == 0 {
-			d = id
+	} else {
+		dst = append(dst, kind)
+		prev = 0
+		for _, id := range ids {
+			dst = binary.AppendUvarint(dst, uint64(id-prev))
+			prev = id
 		}
-		dst = binary.AppendUvarint(dst, uint64(d))
-		prev = id
+	}
+	if withMasks {
+		dst = append(dst, masks...)
 	}
 	return dst
 }
 
-// orList ORs the list at data (count ids of an index of ndocs documents)
-// into the bitmap dst.
-func orList(dst []uint64, data []byte, count, ndocs int) error {
+// matchBitmap ORs into dst the documents of bitmap b whose mask (in the
+// order of the set bits) allows term t.
+func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
+	rank := 0
+	for i, c := range b {
+		for c != 0 {
+			k := bits.TrailingZeros8(c)
+			c &= c - 1
+			if rank >= len(masks) {
+				return errCorrupt
+			}
+			if termAllows(t, masks[rank]) {
+				id := i*8 + k
+				dst[id>>6] |= 1 << (id & 63)
+			}
+			rank++
+		}
+	}
+	return nil
+}
+
+// matchList ORs into the bitmap dst the documents of the list at data
+// (count ids of an index of ndocs documents) that allow term t.
+func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 	if len(data) == 0 {
 		return errCorrupt
 	}
-	switch data[0] {
+	withMasks := data[0]&listMasks != 0
+	if !withMasks {
+		t &= triMask // no masks: every document allows every follower
+	}
+	switch data[0] &^ listMasks {
 	case listBitmap:
 		b := data[1:]
 		if len(b) < (ndocs+7)/8 {
 			return errCorrupt
 		}
-		for i := range dst {
+		if t>>followShift != 0 {
+			if len(b) < (ndocs+7)/8+count {
+				return errCorrupt
+			}
+			return matchBitmap(dst, b[:(ndocs+7)/8], b[(ndocs+7)/8:][:count], t)
+		}
+		b = b[:(ndocs+7)/8]
+		i := 0
+		for ; (i+1)*8 <= len(b) && i < len(dst); i++ {
+			dst[i] |= binary.LittleEndian.Uint64(b[i*8:])
+		}
+		for ; i < len(dst); i++ {
 			var w uint64
 			for k := 0; k < 8 && i*8+k < len(b); k++ {
 				w |= uint64(b[i*8+k]) << (8 * k)
@@ -141,6 +186,8 @@ func orList(dst []uint64, data []byte, count, ndocs int) error {
 		return nil
 	case listVarint:
 		p := 1
+		// The masks follow the ids: find where the ids end first.
+		ids := make([]uint32, count)
 		id := uint64(0)
 		for i := range count {
 			d, n := binary.Uvarint(data[p:])
@@ -148,15 +195,26 @@ func orList(dst []uint64, data []byte, count, ndocs int) error {
 				return errCorrupt
 			}
 			p += n
-			if i == 0 {
-				id = d
-			} else {
-				id += d
-			}
+			id += d
 			if id >= uint64(ndocs) {
 				return errCorrupt
 			}
-			dst[id>>6] |= 1 << (id & 63)
+			ids[i] = uint32(id)
+		}
+		if t>>followShift == 0 {
+			for _, id := range ids {
+				dst[id>>6] |= 1 << (id & 63)
+			}
+			return nil
+		}
+		if len(data) < p+count {
+			return errCorrupt
+		}
+		masks := data[p : p+count]
+		for i, id := range ids {
+			if termAllows(t, masks[i]) {
+				dst[id>>6] |= 1 << (id & 63)
+			}
 		}
 		return nil
 	}

@@ -130,7 +130,7 @@ func (ix *Index) list(t uint32) (int, []byte) {
 	}
 	e := tab[i*triEntry:]
 	count := int(binary.LittleEndian.Uint32(e[4:]))
-	off := binary.LittleEndian.Uint64(e[8:])
+	off := uint64(binary.LittleEndian.Uint32(e[8:]))
 	if off >= ix.f.triOff {
 		return 0, nil
 	}
@@ -151,12 +151,16 @@ func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
 	tris := slices.Clone(q.Tri)
 	if q.Op == OpAnd {
 		// Rarest first, so an empty intersection is found early.
-		slices.SortFunc(tris, func(a, b uint32) int { ca, _ := ix.list(a); cb, _ := ix.list(b); return ca - cb })
+		slices.SortFunc(tris, func(a, b uint32) int {
+			ca, _ := ix.list(a & triMask)
+			cb, _ := ix.list(b & triMask)
+			return ca - cb
+		})
 	}
 	for _, t := range tris {
 		s := ix.newSet()
-		if count, data := ix.list(t); count > 0 {
-			if err := orList(s, data, count, int(ix.f.ndocs)); err != nil {
+		if count, data := ix.list(t & triMask); count > 0 {
+			if err := matchList(s, data, count, int(ix.f.ndocs), t); err != nil {
 				return nil, false, err
 			}
 		}

@@ -67,9 +67,14 @@ type Manager struct {
 type overlayDoc struct {
 	size, mtime int64
 	tris        []uint32 // sorted
+	masks       []uint8  // follower masks of tris
 }
 
-func (o *overlayDoc) has(t uint32) bool { _, ok := slices.BinarySearch(o.tris, t); return ok }
+// has reports whether the document holds term t.
+func (o *overlayDoc) has(t uint32) bool {
+	i, ok := slices.BinarySearch(o.tris, t&triMask)
+	return ok && termAllows(t, o.masks[i])
+}
 
 // request asks the worker to build, to read one changed file (rel), or
 // (done) to report that it served every earlier request.
@@ -155,10 +160,16 @@ func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 		}
 		if id, ok := m.base.docs[rel]; ok {
 			d := m.base.doc(id)
-			if d.Indexed && d.Size == f.Size && d.MTime == f.ModTime {
+			switch {
+			case d.Size != f.Size || d.MTime != f.ModTime:
+				// Changed since the build: the overlay below.
+			case d.Indexed:
 				if has(set, id) {
 					out = append(out, f)
 				}
+				continue
+			case d.Binary || d.Size > limits.IndexMaxFileBytes:
+				out = append(out, f) // never indexed: grep reads it
 				continue
 			}
 		}
@@ -362,9 +373,13 @@ func (m *Manager) readChanged(rel string, set *triSet, buf []byte) {
 		return
 	}
 	tris := slices.Clone(set.Sorted())
+	masks := make([]uint8, len(tris))
+	for i, t := range tris {
+		masks[i] = set.Mask(t)
+	}
 	m.mu.Lock()
-	m.overlay[rel] = overlayDoc{size: size, mtime: mtime, tris: tris}
-	m.ovBytes += 4 * len(tris)
+	m.overlay[rel] = overlayDoc{size: size, mtime: mtime, tris: tris, masks: masks}
+	m.ovBytes += 5 * len(tris)
 	m.mu.Unlock()
 }
 

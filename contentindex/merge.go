@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -40,20 +41,24 @@ func (b *builder) merge() error {
 			text += d.size
 		}
 	}
-	return writeIndex(filepath.Join(b.dir, indexName), b.root, b.docs, text, func(emit func(uint32, []uint32) error) error {
+	return writeIndex(filepath.Join(b.dir, indexName), b.root, b.docs, text, func(emit emitFunc) error {
 		n := 0
-		return mergeRuns(rs, func(tri uint32, ids []uint32) error {
+		return mergeRuns(rs, func(tri uint32, ids []uint32, masks []uint8) error {
 			if n++; n%1024 == 0 {
 				b.pace.tick()
 			}
-			return emit(tri, ids)
+			return emit(tri, ids, masks)
 		})
 	})
 }
 
+// emitFunc takes one trigram's ascending documents and their follower masks.
+type emitFunc func(tri uint32, ids []uint32, masks []uint8) error
+
 // mergeRuns calls emit with each trigram and its documents, ascending.
-func mergeRuns(rs []*runReader, emit func(uint32, []uint32) error) error {
+func mergeRuns(rs []*runReader, emit emitFunc) error {
 	var ids []uint32
+	var masks []uint8
 	for {
 		tri := uint32(runEnd)
 		for _, r := range rs {
@@ -64,16 +69,17 @@ func mergeRuns(rs []*runReader, emit func(uint32, []uint32) error) error {
 		if tri == runEnd {
 			return nil
 		}
-		ids = ids[:0]
+		ids, masks = ids[:0], masks[:0]
 		for _, r := range rs {
 			if !r.done && r.tri == tri {
 				ids = append(ids, r.ids...)
+				masks = append(masks, r.masks...)
 				if err := r.next(); err != nil {
 					return err
 				}
 			}
 		}
-		if err := emit(tri, ids); err != nil {
+		if err := emit(tri, ids, masks); err != nil {
 			return err
 		}
 	}
@@ -81,7 +87,7 @@ func mergeRuns(rs []*runReader, emit func(uint32, []uint32) error) error {
 
 // writeIndex writes the index file at path: lists produces the postings in
 // trigram order through emit.
-func writeIndex(path, root string, docs []docRec, text int64, lists func(emit func(uint32, []uint32) error) error) error {
+func writeIndex(path, root string, docs []docRec, text int64, lists func(emit emitFunc) error) error {
 	a, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return err
@@ -96,16 +102,19 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit fu
 	}
 	defer func() { _ = tf.Close(); _ = os.Remove(tf.Name()) }()
 	tab := &countWriter{w: bufio.NewWriterSize(tf, 64<<10)}
-	quota := max(text*limits.IndexQuotaPercent/100, 64*limits.KB)
+	quota := max(text*limits.IndexQuotaPercent/100, limits.IndexQuotaMinBytes)
 	var ent, buf []byte
 	ntri := 0
-	err = lists(func(tri uint32, ids []uint32) error {
+	err = lists(func(tri uint32, ids []uint32, masks []uint8) error {
 		ent = binary.LittleEndian.AppendUint32(ent[:0], tri)
 		ent = binary.LittleEndian.AppendUint32(ent, uint32(len(ids)))
-		ent = binary.LittleEndian.AppendUint64(ent, uint64(w.n))
+		if w.n > math.MaxUint32 {
+			return fmt.Errorf("postings past 4 GiB: %w", ErrQuota)
+		}
+		ent = binary.LittleEndian.AppendUint32(ent, uint32(w.n))
 		tab.write(ent)
 		ntri++
-		buf = encodeList(buf[:0], ids, len(docs))
+		buf = encodeList(buf[:0], ids, masks, len(docs))
 		w.write(buf)
 		if w.n+tab.n > quota {
 			return fmt.Errorf("%w: more than %d%% of %d bytes of text", ErrQuota, limits.IndexQuotaPercent, text)

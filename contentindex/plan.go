@@ -39,7 +39,7 @@ func PlanRegexp(re *syntax.Regexp) *Query {
 }
 
 // info is what the planner knows about the texts a regexp node matches.
-// Every string in the sets is folded (see foldTable).
+// The strings in its sets are symbol strings (see sym).
 type info struct {
 	canEmpty bool
 	// hasExact: exact is the set of every text the node matches (possibly
@@ -120,14 +120,44 @@ func runeInfo(r rune, fold bool) info {
 	if r == utf8.RuneError {
 		return anyChar()
 	}
-	set := []string{foldString(string(r))}
-	if fold {
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			set = append(set, foldString(string(f)))
+	if !fold {
+		return info{hasExact: true, exact: []string{sym(string(r), false)}, match: allQuery}
+	}
+	var set []string
+	f := r
+	for {
+		set = append(set, sym(string(f), true))
+		if f = unicode.SimpleFold(f); f == r {
+			break
 		}
 	}
 	return info{hasExact: true, exact: dedup(set), match: allQuery}
 }
+
+// Symbol strings: the planner's strings hold two bytes per text byte, a
+// kind and the byte. Kind 0 is that byte exactly; kind 1 is an ASCII letter
+// (stored lower-case) in either case, so a case-insensitive literal stays
+// one string instead of 2^n, while a case-sensitive one keeps its case.
+const symLen = 2
+
+// sym returns the symbol string of text; fold makes ASCII letters either-case.
+func sym(text string, fold bool) string {
+	b := make([]byte, 0, symLen*len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if fold && isASCIILetter(c) {
+			b = append(b, 1, foldTable[c])
+		} else {
+			b = append(b, 0, c)
+		}
+	}
+	return string(b)
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// nsym returns the number of symbols of a symbol string.
+func nsym(s string) int { return len(s) / symLen }
 
 // classInfo is the info of a character class given as rune ranges.
 func classInfo(ranges []rune) info {
@@ -142,11 +172,20 @@ func classInfo(ranges []rune) info {
 			return anyChar()
 		}
 	}
-	var set []string
+	in := map[rune]bool{}
 	for i := 0; i+1 < len(ranges); i += 2 {
 		for r := ranges[i]; r <= ranges[i+1]; r++ {
-			set = append(set, foldString(string(r)))
+			in[r] = true
 		}
+	}
+	var set []string
+	for r := range in {
+		// Both cases of an ASCII letter: one either-case symbol.
+		if r < utf8.RuneSelf && isASCIILetter(byte(r)) && in[r^0x20] {
+			set = append(set, sym(string(r), true))
+			continue
+		}
+		set = append(set, sym(string(r), false))
 	}
 	set = dedup(set)
 	if len(set) > limits.IndexMaxClassRunes {
@@ -235,8 +274,8 @@ func (i *info) simplify(force bool) {
 			i.addExact()
 			i.prefix, i.suffix = nil, nil
 			for _, s := range i.exact {
-				i.prefix = append(i.prefix, s[:min(len(s), 2)])
-				i.suffix = append(i.suffix, s[max(0, len(s)-2):])
+				i.prefix = append(i.prefix, s[:min(len(s), 2*symLen)])
+				i.suffix = append(i.suffix, s[max(0, len(s)-2*symLen):])
 			}
 			i.hasExact, i.exact = false, nil
 		}
@@ -254,11 +293,11 @@ func (i *info) simplifySet(set []string, suffix bool) []string {
 	i.match = andTrigrams(i.match, set)
 	for n := 2; n == 2 || (len(set) > limits.IndexMaxAffixSet && n >= 0); n-- {
 		for k, s := range set {
-			if len(s) > n {
+			if nsym(s) > n {
 				if suffix {
-					set[k] = s[len(s)-n:]
+					set[k] = s[len(s)-n*symLen:]
 				} else {
-					set[k] = s[:n]
+					set[k] = s[:n*symLen]
 				}
 			}
 		}
@@ -296,9 +335,12 @@ func dedup(set []string) []string {
 	return slices.Compact(set)
 }
 
+// reverse reverses the symbols of a symbol string.
 func reverse(s string) string {
-	b := []byte(s)
-	slices.Reverse(b)
+	b := make([]byte, 0, len(s))
+	for i := len(s) - symLen; i >= 0; i -= symLen {
+		b = append(b, s[i:i+symLen]...)
+	}
 	return string(b)
 }
 
@@ -317,13 +359,14 @@ func union(a, b []string) []string {
 	return append(append(out, a...), b...)
 }
 
+// minLen returns the fewest symbols of a string of set.
 func minLen(set []string) int {
 	if len(set) == 0 {
 		return 0
 	}
-	m := len(set[0])
+	m := nsym(set[0])
 	for _, s := range set[1:] {
-		m = min(m, len(s))
+		m = min(m, nsym(s))
 	}
 	return m
 }

@@ -1,6 +1,7 @@
 package contentindex
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -21,7 +22,9 @@ const (
 
 // Query is a boolean trigram query. Every text a pattern matches satisfies
 // the pattern's query, so a file that fails it cannot hold a match.
-// Trigrams are folded (ASCII letters lower-cased), as the index stores them.
+// Trigrams are folded (ASCII letters lower-cased), as the index stores them;
+// each entry of Tri is a term: a trigram, possibly with the follower bit of
+// the byte that must come after it (see term).
 type Query struct {
 	Op  Op
 	Tri []uint32
@@ -56,7 +59,11 @@ func (q *Query) String() string {
 }
 
 func triString(t uint32) string {
-	return strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
+	s := strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
+	if f := t >> followShift; f != 0 {
+		s += fmt.Sprintf("+%d", f-1)
+	}
+	return s
 }
 
 // and returns the query matching what both a and b match.
@@ -99,29 +106,53 @@ func combine(op Op, a, b *Query) *Query {
 }
 
 // andTrigrams ANDs q with the query "the text holds one of the strings of
-// set": an OR over the strings of the AND of each string's trigrams. A string
-// shorter than three bytes requires nothing, so it makes the OR match all.
+// set" (symbol strings, see sym): an OR over the strings of the AND of each
+// string's terms. A string shorter than three symbols requires nothing, so
+// it makes the OR match all.
 func andTrigrams(q *Query, set []string) *Query {
 	if len(set) == 0 {
 		return q // an empty set stems from no-match nodes, whose match is None already
 	}
 	alt := noneQuery
 	for _, s := range set {
-		if len(s) < 3 {
+		if nsym(s) < 3 {
 			return q
 		}
-		one := &Query{Op: OpAnd}
-		for i := 0; i+3 <= len(s); i++ {
-			one.Tri = append(one.Tri, pack(s[i], s[i+1], s[i+2]))
-		}
-		slices.Sort(one.Tri)
-		one.Tri = slices.Compact(one.Tri)
-		if len(one.Tri) == 1 {
-			one = &Query{Op: OpOr, Tri: one.Tri}
-		}
-		alt = or(alt, one)
+		alt = or(alt, stringQuery(s))
 	}
 	return and(q, alt)
+}
+
+// stringQuery is the AND of the terms of symbol string s: per window of
+// three symbols, its trigram with the follower bit of the next symbol, or
+// the OR of the case variants when the window holds either-case letters.
+func stringQuery(s string) *Query {
+	one := allQuery
+	n := nsym(s)
+	for i := 0; i+3 <= n; i++ {
+		var next uint32
+		if i+3 < n {
+			next = uint32(followBit[foldTable[s[(i+3)*symLen+1]]]+1) << followShift
+		}
+		variants := []uint32{0}
+		for k := range 3 {
+			kind, c := s[(i+k)*symLen], s[(i+k)*symLen+1]
+			var grown []uint32
+			for _, v := range variants {
+				grown = append(grown, v<<8|uint32(c))
+				if kind == 1 {
+					grown = append(grown, v<<8|uint32(c-'a'+'A'))
+				}
+			}
+			variants = grown
+		}
+		w := &Query{Op: OpOr}
+		for _, v := range variants {
+			w.Tri = append(w.Tri, v|next)
+		}
+		one = and(one, w)
+	}
+	return one
 }
 
 // Eval reports whether a file holding exactly the trigrams has admits

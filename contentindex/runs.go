@@ -17,7 +17,7 @@ import (
 //
 //	"TRIRUN01", lo u32, hi u32
 //	hi-lo × {size i64, mtime i64, flags u32}
-//	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute)}, ascending by tri
+//	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute), count follower masks}, ascending by tri
 //	tri 0xFFFFFFFF
 const (
 	runMagic = "TRIRUN01"
@@ -119,8 +119,12 @@ func (b *builder) flushRun(hi int) error {
 		out = binary.AppendUvarint(out, uint64(n))
 		prev := uint32(0)
 		for _, p := range ps[:n] {
-			out = binary.AppendUvarint(out, uint64(uint32(p)-prev))
-			prev = uint32(p)
+			id := uint32(p) & maxDocs
+			out = binary.AppendUvarint(out, uint64(id-prev))
+			prev = id
+		}
+		for _, p := range ps[:n] {
+			out = append(out, uint8(p>>24))
 		}
 		_, _ = w.Write(out)
 		ps = ps[n:]
@@ -172,9 +176,10 @@ func radixSortByTri(ps, tmp []uint64) {
 type runReader struct {
 	r    *bufio.Reader
 	f    *os.File
-	tri  uint32
-	ids  []uint32
-	done bool
+	tri   uint32
+	ids   []uint32
+	masks []uint8
+	done  bool
 }
 
 func openRun(r runFile) (*runReader, error) {
@@ -214,6 +219,10 @@ func (rr *runReader) next() error {
 		}
 		prev += uint32(d)
 		rr.ids = append(rr.ids, prev)
+	}
+	rr.masks = slices.Grow(rr.masks[:0], int(n))[:n]
+	if _, err := io.ReadFull(rr.r, rr.masks); err != nil {
+		return fmt.Errorf("run %s: %w", rr.f.Name(), errCorrupt)
 	}
 	return nil
 }

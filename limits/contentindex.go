@@ -12,6 +12,9 @@ const (
 	// indexes; a build that would pass it is discarded and the root is
 	// searched without an index.
 	IndexQuotaPercent = 30
+	// IndexQuotaMinBytes is the quota of a small tree, whose index is
+	// mostly fixed overhead.
+	IndexQuotaMinBytes = 1 * MiB
 	// IndexBuildCPUPercent is the share of one core the index builder may
 	// use (it also runs at nice IndexBuildNice): it sleeps as long as it
 	// worked beyond this share.
