@@ -174,8 +174,8 @@ func radixSortByTri(ps, tmp []uint64) {
 
 // runReader walks the groups of one run in trigram order.
 type runReader struct {
-	r    *bufio.Reader
-	f    *os.File
+	r     *bufio.Reader
+	f     *os.File
 	tri   uint32
 	ids   []uint32
 	masks []uint8
