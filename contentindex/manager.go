@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -308,9 +309,12 @@ func (m *Manager) build(pace *pacer) {
 		m.turnOff(err)
 		return
 	}
+	m.swap(ix)
+	// The builder's buffers are garbage now: give the pages back, so a
+	// serving process keeps only the mapped index.
+	debug.FreeOSMemory()
 	m.opts.Logf("contentindex %s: indexed %d files (%d MB of text; resumed at file %d) in %s, index %d MB at %s",
 		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, resumed, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
-	m.swap(ix)
 }
 
 // lock takes the directory's build lock, polling while another process

@@ -72,7 +72,7 @@ func scenarios() []scenario {
 		return nt.Dir, err
 	}
 	goRoot := func(b *bench) (string, error) { return goTree(b), nil }
-	return []scenario{
+	return append([]scenario{
 		{name: "grep count `" + patCount + "` (Go tree)", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.5},
 			peer: "rg -c", bins: []string{"rg"},
 			run: callVsPeer(goRoot, "tools/grep", map[string]any{"pattern": patCount, "outputMode": "count", "headLimit": wideHeadLimit}, rg("-c", patCount), checkCounts)},
@@ -123,7 +123,7 @@ func scenarios() []scenario {
 		{name: "start-up to initialize reply", driven: drivenFresh, unit: "ms", run: startup},
 		{name: "harness self-check: `rg -c " + patCount + "` timed here vs by hyperfine", driven: "peer only", unit: "ms", goal: goal{kind: ratioWithin, lo: 0.8, limit: 1.25},
 			peer: "hyperfine -N", bins: []string{"rg", "hyperfine"}, run: hyperfineCheck},
-	}
+	}, indexScenarios()...)
 }
 
 // runPeer runs argv in dir and returns its wall time and stdout. rg's
