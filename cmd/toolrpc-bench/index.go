@@ -260,7 +260,12 @@ func indexServingRSSRow(is *indexedServer, r *Row) {
 		return
 	}
 	r.ToolrpcValue = float64(rss-is.idleRSS) / (1 << 20)
-	r.Note = fmt.Sprintf("VmRSS %.1f MB after the index rows, %.1f MB idle before the build", float64(rss)/(1<<20), float64(is.idleRSS)/(1<<20))
+	file, _ := procStatusBytes(is.s.pid(), "RssFile")
+	anon, _ := procStatusBytes(is.s.pid(), "RssAnon")
+	scan, _ := procStatusBytes(is.scan.pid(), "VmRSS")
+	mb := func(v int64) float64 { return float64(v) / (1 << 20) }
+	r.Note = fmt.Sprintf("VmRSS %.1f MB after the index rows (%.1f MB of it mapped index and binary pages, %.1f MB anonymous), %.1f MB idle before the build; "+
+		"the scan-path server after its greps: %.1f MB", mb(rss), mb(file), mb(anon), mb(is.idleRSS), mb(scan))
 }
 
 // indexVsPeer times a grep on t's indexed server against a peer command.
