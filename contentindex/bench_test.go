@@ -78,7 +78,7 @@ func BenchmarkCandidates(b *testing.B) {
 	mgr := Open(Options{DataDir: dataDir, Root: root, CPUPercent: 100, Logf: b.Logf})
 	defer mgr.Close()
 	for !mgr.Ready() {
-		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{1}}, files)
+		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{1}}, FileList(files))
 		mgr.settle()
 	}
 	queries := os.Getenv("CONTENTINDEX_BENCH_QUERIES")
@@ -94,8 +94,8 @@ func BenchmarkCandidates(b *testing.B) {
 			}
 			n := 0
 			for b.Loop() {
-				c, _ := mgr.Candidates(q, files)
-				n = len(c)
+				c, _ := mgr.Candidates(q, FileList(files))
+				n = c.Len()
 			}
 			b.ReportMetric(float64(n), "candidates")
 			b.ReportMetric(float64(len(files)), "files")

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -123,14 +124,47 @@ func (m *Manager) Ready() bool {
 	return m.base != nil
 }
 
+// Files is a listing read by index, the shape of the walk's and the file
+// table's listings. At may be called from several goroutines at once.
+type Files interface {
+	Len() int
+	At(i int) walk.File
+}
+
+// FileList is a []walk.File as Files.
+type FileList []walk.File
+
+// Len returns len(l).
+func (l FileList) Len() int { return len(l) }
+
+// At returns l[i].
+func (l FileList) At(i int) walk.File { return l[i] }
+
+// AbsAppender is a listing that can write a file's absolute path and report
+// its size and mtime without building a walk.File; Candidates uses it when
+// the listing has it, so the files it drops are never built.
+type AbsAppender interface {
+	AppendAbs(dst []byte, i int) []byte
+	Identity(i int) (size, mtime int64)
+}
+
+// subset is the files of a listing at ascending indexes.
+type subset struct {
+	src Files
+	idx []int
+}
+
+func (s *subset) Len() int           { return len(s.idx) }
+func (s *subset) At(i int) walk.File { return s.src.At(s.idx[i]) }
+
 // Candidates returns the files of files (in their order) that may hold a
 // match of a pattern whose query is q, and ok=true; or files itself and
 // ok=false when the index cannot narrow the search (not built yet, off, or
 // q matches everything). A file the index does not hold as it is now (new,
 // changed, binary by content, too large) is always kept; a file grep skips
 // by its name (SPEC §4 extensions) is never kept. Candidates never waits for
-// the index; the first call starts a build over files.
-func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
+// the index; the first call starts a build of the root.
+func (m *Manager) Candidates(q *Query, files Files) (Files, bool) {
 	if q.Op == OpAll {
 		return files, false
 	}
@@ -147,47 +181,77 @@ func (m *Manager) Candidates(q *Query, files []walk.File) ([]walk.File, bool) {
 	if err != nil || all {
 		return files, false
 	}
-	prefix := m.opts.Root + "/"
-	out := make([]walk.File, 0, min(len(files), 64))
+	out := &subset{src: files}
 	stale := 0
-	for _, f := range files {
-		if walk.IsBinaryName(f.Abs) {
-			continue // grep skips it by its name alone
+	fast, _ := files.(AbsAppender)
+	var buf []byte
+	for i := range files.Len() {
+		var abs string
+		var size, mtime int64
+		if fast != nil {
+			buf = fast.AppendAbs(buf[:0], i)
+			abs = unsafe.String(unsafe.SliceData(buf), len(buf)) // not kept past this turn
+			size, mtime = fast.Identity(i)
+		} else {
+			f := files.At(i)
+			abs, size, mtime = f.Abs, f.Size, f.ModTime
 		}
-		rel, under := strings.CutPrefix(f.Abs, prefix)
-		if !under {
-			out = append(out, f)
-			continue
+		switch m.verdict(q, set, abs, size, mtime) {
+		case keep:
+			out.idx = append(out.idx, i)
+		case unknown:
+			out.idx = append(out.idx, i)
+			stale++
+			rel, _ := strings.CutPrefix(abs, m.opts.Root+"/")
+			m.ask(request{rel: strings.Clone(rel)})
 		}
-		if id, ok := m.base.docs[rel]; ok {
-			d := m.base.doc(id)
-			switch {
-			case d.Size != f.Size || d.MTime != f.ModTime:
-				// Changed since the build: the overlay below.
-			case d.Indexed:
-				if has(set, id) {
-					out = append(out, f)
-				}
-				continue
-			case d.Binary || d.Size > limits.IndexMaxFileBytes:
-				out = append(out, f) // never indexed: grep reads it
-				continue
-			}
-		}
-		if o, ok := m.overlay[rel]; ok && o.size == f.Size && o.mtime == f.ModTime {
-			if q.Eval(o.has) {
-				out = append(out, f)
-			}
-			continue
-		}
-		out = append(out, f)
-		stale++
-		m.ask(request{rel: rel})
 	}
 	if stale > limits.IndexOverlayMaxFiles {
 		m.askBuild()
 	}
 	return out, true
+}
+
+// A verdict is what the index says of one file.
+type verdict int
+
+const (
+	drop    verdict = iota // cannot hold a match
+	keep                   // may hold a match
+	unknown                // not known as it is now: kept, and read into the overlay
+)
+
+// verdict judges the file abs of the given identity against q, whose
+// match in the base index is set; m.mu is read-locked.
+func (m *Manager) verdict(q *Query, set []uint64, abs string, size, mtime int64) verdict {
+	if walk.IsBinaryName(abs) {
+		return drop // grep skips it by its name alone
+	}
+	rel, under := strings.CutPrefix(abs, m.opts.Root+"/")
+	if !under {
+		return keep
+	}
+	if id, ok := m.base.docs[rel]; ok {
+		d := m.base.doc(id)
+		switch {
+		case d.Size != size || d.MTime != mtime:
+			// Changed since the build: the overlay below.
+		case d.Indexed:
+			if has(set, id) {
+				return keep
+			}
+			return drop
+		case d.Binary || d.Size > limits.IndexMaxFileBytes:
+			return keep // never indexed: grep reads it
+		}
+	}
+	if o, ok := m.overlay[rel]; ok && o.size == size && o.mtime == mtime {
+		if q.Eval(o.has) {
+			return keep
+		}
+		return drop
+	}
+	return unknown
 }
 
 // ask queues a request for the worker, dropping it when the queue is full.

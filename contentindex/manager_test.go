@@ -72,7 +72,7 @@ func checkNoIndex(t *testing.T, dataDir string, wantErr string) {
 		files := tr.files()
 		got, ok := mgr.Candidates(q, files)
 		require.False(t, ok)
-		require.Equal(t, files, got)
+		require.Equal(t, Files(files), got)
 		mgr.settle()
 	}
 	require.False(t, mgr.Ready())

@@ -53,8 +53,15 @@ func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, file
 	if m == nil {
 		return files
 	}
-	out, _ := m.Candidates(q, files)
-	return out
+	out, ok := m.Candidates(q, FileList(files))
+	if !ok {
+		return files
+	}
+	list := make([]walk.File, out.Len())
+	for i := range list {
+		list[i] = out.At(i)
+	}
+	return list
 }
 
 // Close stops every manager (builds stay resumable) and unmaps the indexes.
