@@ -78,10 +78,11 @@ func (o *overlayDoc) has(t uint32) bool {
 	return ok && termAllows(t, o.masks[i])
 }
 
-// request asks the worker to build, to read one changed file (rel), or
-// (done) to report that it served every earlier request.
+// request asks the worker to build (because there was no index, or
+// because it is stale), to read one changed file (rel), or (done) to report
+// that it served every earlier request.
 type request struct {
-	build bool
+	build buildWhy
 	rel   string
 	done  chan struct{} // tests: closed when every earlier request is served
 }
@@ -174,7 +175,7 @@ func (m *Manager) Candidates(q *Query, files Files) (Files, bool) {
 		return files, false
 	}
 	if m.base == nil {
-		m.askBuild()
+		m.askBuild(buildNone)
 		return files, false
 	}
 	set, all, err := m.base.Match(q)
@@ -207,7 +208,7 @@ func (m *Manager) Candidates(q *Query, files Files) (Files, bool) {
 		}
 	}
 	if stale > limits.IndexOverlayMaxFiles {
-		m.askBuild()
+		m.askBuild(buildStale)
 	}
 	return out, true
 }
@@ -272,14 +273,23 @@ func (m *Manager) settle() {
 	}
 }
 
+// buildWhy says why a build is asked for.
+type buildWhy int
+
+const (
+	noBuild    buildWhy = iota
+	buildNone           // no index was mapped
+	buildStale          // too many files changed since the build
+)
+
 // askBuild asks for a build of the whole root unless one is asked for or
 // running.
-func (m *Manager) askBuild() {
+func (m *Manager) askBuild(why buildWhy) {
 	if !m.building.CompareAndSwap(false, true) {
 		return
 	}
 	select {
-	case m.requests <- request{build: true}:
+	case m.requests <- request{build: why}:
 	default:
 		m.building.Store(false)
 	}
@@ -318,8 +328,10 @@ func (m *Manager) work() {
 		case r := <-m.requests:
 			if r.done != nil {
 				close(r.done)
-			} else if r.build {
-				m.build(&pace)
+			} else if r.build != noBuild {
+				if r.build == buildStale || !m.Ready() {
+					m.build(&pace) // not when the index was mapped since it was asked for
+				}
 				m.building.Store(false)
 			} else {
 				m.readChanged(r.rel, set, buf)

@@ -219,3 +219,22 @@ func TestHelperServer(t *testing.T) {
 		fmt.Println("HELPER READY")
 	}
 }
+
+// TestReopenMapsWithoutRebuild: a server that starts on a root whose index
+// exists maps it; a grep that comes before the mapping does not rebuild it.
+func TestReopenMapsWithoutRebuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	tr := newTree(t, r)
+	dataDir := t.TempDir()
+	first := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: t.Logf})
+	waitReady(t, first, tr)
+	first.Close()
+	log := &logRecorder{}
+	second := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
+	defer second.Close()
+	q, _ := Plan("foo_bar", false, false)
+	second.Candidates(q, tr.files()) // most likely before the worker mapped the index
+	second.settle()
+	require.True(t, second.Ready())
+	require.Zero(t, log.count("indexed "), "no second build: %q", log.lines)
+}
