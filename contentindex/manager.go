@@ -197,7 +197,11 @@ func (m *Manager) Candidates(q *Query, files Files) (Files, bool) {
 			f := files.At(i)
 			abs, size, mtime = f.Abs, f.Size, f.ModTime
 		}
-		switch m.verdict(q, set, abs, size, mtime) {
+		v := m.verdict(q, set, abs, size, mtime)
+		if v != drop && walk.IsBinaryName(abs) {
+			v = drop // grep skips it by its name alone
+		}
+		switch v {
 		case keep:
 			out.idx = append(out.idx, i)
 		case unknown:
@@ -225,9 +229,6 @@ const (
 // verdict judges the file abs of the given identity against q, whose
 // match in the base index is set; m.mu is read-locked.
 func (m *Manager) verdict(q *Query, set []uint64, abs string, size, mtime int64) verdict {
-	if walk.IsBinaryName(abs) {
-		return drop // grep skips it by its name alone
-	}
 	rel, under := strings.CutPrefix(abs, m.opts.Root+"/")
 	if !under {
 		return keep
