@@ -320,8 +320,8 @@ func (m *Manager) work() {
 	if ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root); err == nil {
 		m.swap(ix)
 	}
-	set := newTriSet()
-	buf := make([]byte, 256*limits.KB)
+	var set *triSet // for changed files, made at the first (18 MB of address space)
+	var buf []byte
 	for {
 		select {
 		case <-m.ctx.Done():
@@ -335,6 +335,9 @@ func (m *Manager) work() {
 				}
 				m.building.Store(false)
 			} else {
+				if set == nil {
+					set, buf = newTriSet(), make([]byte, 256*limits.KB)
+				}
 				m.readChanged(r.rel, set, buf)
 				pace.tick()
 			}
