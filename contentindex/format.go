@@ -128,6 +128,24 @@ func encodeList(dst []byte, ids []uint32, masks []uint8, ndocs int) []byte {
 	return dst
 }
 
+// skipUvarints returns the length of the first count uvarints of b.
+func skipUvarints(b []byte, count int) (int, error) {
+	p := 0
+	for range count {
+		for {
+			if p >= len(b) {
+				return 0, errCorrupt
+			}
+			c := b[p]
+			p++
+			if c < 0x80 {
+				break
+			}
+		}
+	}
+	return p, nil
+}
+
 // matchBitmap ORs into dst the documents of bitmap b whose mask (in the
 // order of the set bits) allows term t.
 func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
@@ -185,10 +203,17 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 		}
 		return nil
 	case listVarint:
-		p := 1
-		// The masks follow the ids: find where the ids end first.
-		ids := make([]uint32, count)
-		id := uint64(0)
+		var masks []byte
+		if t>>followShift != 0 {
+			// The masks follow the ids: find where the ids end first, so
+			// nothing is allocated.
+			end, err := skipUvarints(data[1:], count)
+			if err != nil || len(data) < 1+end+count {
+				return errCorrupt
+			}
+			masks = data[1+end : 1+end+count]
+		}
+		p, id := 1, uint64(0)
 		for i := range count {
 			d, n := binary.Uvarint(data[p:])
 			if n <= 0 {
@@ -199,20 +224,7 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 			if id >= uint64(ndocs) {
 				return errCorrupt
 			}
-			ids[i] = uint32(id)
-		}
-		if t>>followShift == 0 {
-			for _, id := range ids {
-				dst[id>>6] |= 1 << (id & 63)
-			}
-			return nil
-		}
-		if len(data) < p+count {
-			return errCorrupt
-		}
-		masks := data[p : p+count]
-		for i, id := range ids {
-			if termAllows(t, masks[i]) {
+			if masks == nil || termAllows(t, masks[i]) {
 				dst[id>>6] |= 1 << (id & 63)
 			}
 		}
