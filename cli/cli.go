@@ -38,6 +38,9 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limits.SoftMemoryBytes)
 	}
+	if len(args) > 0 && args[0] == "mcp" {
+		return runMCP(args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("toolrpc", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "", "workspace root when initialize names none (default: the working directory)")
@@ -47,7 +50,8 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: toolrpc [flags]            serve JSON-RPC on stdio\n")
-		fmt.Fprintf(stderr, "       toolrpc [flags] call METHOD [JSON]   make one call and print the result\n\nflags:\n")
+		fmt.Fprintf(stderr, "       toolrpc [flags] call METHOD [JSON]   make one call and print the result\n")
+		fmt.Fprintf(stderr, "       toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID]   serve MCP on stdio\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

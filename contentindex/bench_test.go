@@ -84,7 +84,7 @@ func BenchmarkCandidates(b *testing.B) {
 	mgr := Open(Options{DataDir: dataDir, Root: root, CPUPercent: 100, Logf: b.Logf})
 	defer mgr.Close()
 	for !mgr.Ready() {
-		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{1}}, FileList(files))
+		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{1}}, walk.FileList(files))
 		mgr.settle()
 	}
 	queries := os.Getenv("CONTENTINDEX_BENCH_QUERIES")
@@ -100,7 +100,7 @@ func BenchmarkCandidates(b *testing.B) {
 			}
 			n := 0
 			for b.Loop() {
-				c, _ := mgr.Candidates(q, FileList(files))
+				c, _ := mgr.Candidates(q, walk.FileList(files))
 				n = c.Len()
 			}
 			b.ReportMetric(float64(n), "candidates")

@@ -71,16 +71,16 @@ func (tr *tree) mutate() {
 }
 
 // files lists the tree as grep's walk does, newest first.
-func (tr *tree) files() FileList {
+func (tr *tree) files() walk.FileList {
 	files, err := walk.Walk(context.Background(), walk.Options{Start: tr.root, Boundary: tr.root})
 	require.NoError(tr.t, err)
 	walk.SortNewestFirst(files)
 	return files
 }
 
-// appender is a FileList that is also an AbsAppender, as the file table's
+// appender is a walk.FileList that is also an AbsAppender, as the file table's
 // listing is, so Candidates takes its path without building files.
-type appender struct{ FileList }
+type appender struct{ walk.FileList }
 
 func (a appender) AppendAbs(dst []byte, i int) []byte { return append(dst, a.FileList[i].Abs...) }
 func (a appender) Identity(i int) (int64, int64)      { return a.FileList[i].Size, a.FileList[i].ModTime }
@@ -88,7 +88,7 @@ func (a appender) Identity(i int) (int64, int64)      { return a.FileList[i].Siz
 // matchingFiles returns the files grep's matcher finds a match in, read
 // whole, binary by content or not (the index must keep every one), except
 // those grep skips by name.
-func matchingFiles(t *testing.T, m *search.Matcher, files FileList) []string {
+func matchingFiles(t *testing.T, m *search.Matcher, files walk.FileList) []string {
 	var out []string
 	for _, f := range files {
 		if walk.IsBinaryName(f.Abs) {
@@ -114,7 +114,7 @@ func checkCandidates(t *testing.T, mgr *Manager, tr *tree, pattern string, ci, m
 	q, err := Plan(pattern, ci, ml)
 	require.NoError(t, err)
 	files := tr.files()
-	var listing Files = files
+	var listing walk.Files = files
 	if tr.r.IntN(2) == 0 {
 		listing = appender{files}
 	}

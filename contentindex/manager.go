@@ -125,22 +125,6 @@ func (m *Manager) Ready() bool {
 	return m.base != nil
 }
 
-// Files is a listing read by index, the shape of the walk's and the file
-// table's listings. At may be called from several goroutines at once.
-type Files interface {
-	Len() int
-	At(i int) walk.File
-}
-
-// FileList is a []walk.File as Files.
-type FileList []walk.File
-
-// Len returns len(l).
-func (l FileList) Len() int { return len(l) }
-
-// At returns l[i].
-func (l FileList) At(i int) walk.File { return l[i] }
-
 // AbsAppender is a listing that can write a file's absolute path and report
 // its size and mtime without building a walk.File; Candidates uses it when
 // the listing has it, so the files it drops are never built.
@@ -151,7 +135,7 @@ type AbsAppender interface {
 
 // subset is the files of a listing at ascending indexes.
 type subset struct {
-	src Files
+	src walk.Files
 	idx []int
 }
 
@@ -165,7 +149,7 @@ func (s *subset) At(i int) walk.File { return s.src.At(s.idx[i]) }
 // changed, binary by content, too large) is always kept; a file grep skips
 // by its name (SPEC §4 extensions) is never kept. Candidates never waits for
 // the index; the first call starts a build of the root.
-func (m *Manager) Candidates(q *Query, files Files) (Files, bool) {
+func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 	if q.Op == OpAll {
 		return files, false
 	}

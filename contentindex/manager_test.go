@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // logRecorder collects log lines.
@@ -76,7 +78,7 @@ func checkNoIndex(t *testing.T, dataDir string, wantErr string) {
 		files := tr.files()
 		got, ok := mgr.Candidates(q, files)
 		require.False(t, ok)
-		require.Equal(t, Files(files), got)
+		require.Equal(t, walk.Files(files), got)
 		mgr.settle()
 	}
 	require.False(t, mgr.Ready())

@@ -41,8 +41,8 @@ func (s *Set) Manager(root string) *Manager {
 // the grep pattern (flags as search.Compile takes them), using root's
 // index: files itself when the index cannot help yet. It never waits for an
 // index. root is the absolute, symlink-evaluated root holding the files.
-func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, files []walk.File) []walk.File {
-	if s == nil || len(files) == 0 {
+func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, files walk.Files) walk.Files {
+	if s == nil || files.Len() == 0 {
 		return files
 	}
 	q, err := Plan(pattern, caseInsensitive, multiline)
@@ -53,15 +53,8 @@ func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, file
 	if m == nil {
 		return files
 	}
-	out, ok := m.Candidates(q, FileList(files))
-	if !ok {
-		return files
-	}
-	list := make([]walk.File, out.Len())
-	for i := range list {
-		list[i] = out.At(i)
-	}
-	return list
+	out, _ := m.Candidates(q, files)
+	return out
 }
 
 // Close stops every manager (builds stay resumable) and unmaps the indexes.

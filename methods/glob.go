@@ -87,7 +87,7 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
 	ex := &walk.Excluded{}
-	files, err := search.Glob(ctx, pattern, rp.Abs, rp.RootDir, ex)
+	files, err := search.Glob(ctx, s.Files.Walk, pattern, rp.Abs, rp.RootDir, ex)
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
@@ -99,12 +99,12 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 }
 
 // globWindow shows limit files from offset, as many as the result budget holds.
-func globWindow(s *Session, files []walk.File, offset, limit int64) globResult {
+func globWindow(s *Session, files walk.Files, offset, limit int64) globResult {
 	res := globResult{Matches: []string{}}
 	var budget limits.ResultBudget
 	stopped := false
-	for i := offset; i < int64(len(files)) && int64(len(res.Matches)) < limit; i++ {
-		d := s.Roots.DisplayOf(files[i].Abs)
+	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {
+		d := s.Roots.DisplayOf(files.At(int(i)).Abs)
 		if stopped = !budget.Take(len(d) + limits.JSONStringOverheadBytes); stopped {
 			break
 		}
@@ -113,13 +113,13 @@ func globWindow(s *Session, files []walk.File, offset, limit int64) globResult {
 	n := len(res.Matches)
 	res.Count = n
 	next := offset + int64(n)
-	if next < int64(len(files)) {
+	if next < int64(files.Len()) {
 		res.Truncated = true
 		if stopped {
-			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, len(files)), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
+			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, files.Len()), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
 		} else {
 			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
-				n, len(files), limit, next)
+				n, files.Len(), limit, next)
 		}
 	}
 	return res

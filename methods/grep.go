@@ -114,8 +114,9 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.List = s.Files.Walk
 	if rp.Root == roots.Workspace {
-		q.Narrow = func(files []walk.File) []walk.File {
+		q.Narrow = func(files walk.Files) walk.Files {
 			return s.Index.Narrow(rp.RootDir, *p.Pattern, p.CaseInsensitive, p.Multiline, files)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/contentindex"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -143,5 +144,30 @@ func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(s.Index.Narrow(root, *p.Pattern, p.CaseInsensitive, p.Multiline, files)) < len(files), nil
+	return s.Index.Narrow(root, *p.Pattern, p.CaseInsensitive, p.Multiline, walk.FileList(files)).Len() < len(files), nil
+}
+
+// TestFileTableListingAppendsPaths: the file table's listing is an
+// AbsAppender, so the content index drops files without building them, and
+// what it appends is what At builds.
+func TestFileTableListingAppendsPaths(t *testing.T) {
+	s := grepTestSession(t)
+	t.Cleanup(s.Files.Close)
+	grepTestFiles(t, s, grepTestTree)
+	root := s.Roots.First()
+	var files walk.Files
+	for range 2 { // the first listing builds the table, the second reads it
+		var err error
+		files, err = s.Files.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
+		require.NoError(t, err)
+	}
+	app, ok := files.(contentindex.AbsAppender)
+	require.True(t, ok, "%T is no contentindex.AbsAppender", files)
+	require.Positive(t, files.Len())
+	for i := range files.Len() {
+		f := files.At(i)
+		require.Equal(t, f.Abs, string(app.AppendAbs(nil, i)))
+		size, mtime := app.Identity(i)
+		require.Equal(t, [2]int64{f.Size, f.ModTime}, [2]int64{size, mtime})
+	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/contentindex"
+	"github.com/toolrpc/toolrpc/filetable"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
@@ -61,6 +62,9 @@ type Session struct {
 	// Index holds the content indexes grep narrows its files with, one per
 	// workspace root; nil searches without (tests).
 	Index *contentindex.Set
+	// Files keeps the resident file tables of the workspace roots that grep
+	// and glob list from; Shutdown closes it.
+	Files *filetable.Set
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -134,6 +138,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
+		Files: filetable.NewSet(r.Workspace(), log.Printf),
 	}, nil
 }
 
@@ -223,8 +228,12 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}
 	startScratch(s)
 	t.mu.Lock()
+	old := t.session
 	t.session = s
 	t.mu.Unlock()
+	if old != nil {
+		old.Files.Close()
+	}
 	return initializeResult{
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
 		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},
@@ -268,8 +277,7 @@ func (t *Toolbox) Shutdown() {
 	if s == nil {
 		return
 	}
-	s.Index.Close()
-	_ = s.Scratch.Remove()
+	CloseSession(s)
 }
 
 // indexCPUPercent is the content index builder's share of a core (0: the

@@ -20,6 +20,7 @@ type line struct {
 
 // fileResult is what a worker found in one file.
 type fileResult struct {
+	abs   string // the file searched
 	lines []line // content mode
 	count int    // matching lines (all of them in count mode, ≥1 = has a match)
 	tag   string // content mode, when lines is not empty

@@ -41,17 +41,97 @@ func GlobFilter(glob string) func(rel, name string) bool {
 		return nil
 	}
 	if !strings.Contains(glob, "/") {
+		if suffix, ok := nameSuffix(glob); ok {
+			return suffixMatch(glob, suffix, false)
+		}
 		return func(rel, name string) bool { ok, _ := doublestar.Match(glob, name); return ok }
+	}
+	return globMatch(glob)
+}
+
+// globMatch returns a filter matching the path relative to the searched
+// directory against glob.
+func globMatch(glob string) func(rel, name string) bool {
+	if rest, ok := strings.CutPrefix(glob, "**/"); ok {
+		if suffix, ok := nameSuffix(rest); ok {
+			return suffixMatch(glob, suffix, true)
+		}
 	}
 	return func(rel, name string) bool { ok, _ := doublestar.Match(glob, rel); return ok }
 }
 
-// Glob returns the files below start whose path relative to start matches
-// pattern, newest first, with walk's ignore rules below boundary; ex, when
-// set, collects what those rules excluded (see IgnoredNotice).
-func Glob(ctx context.Context, pattern, start, boundary string, ex *walk.Excluded) ([]walk.File, error) {
-	return walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Keep: func(rel, name string) bool {
-		ok, _ := doublestar.Match(pattern, rel)
+// nameSuffix reports whether glob is "*" followed by an ASCII literal
+// without slashes or glob syntax, and returns the literal: such a glob
+// matches exactly the names ending in it (an ASCII byte decodes as itself
+// whatever precedes it).
+func nameSuffix(glob string) (string, bool) {
+	suffix, ok := strings.CutPrefix(glob, "*")
+	if !ok || !ascii(suffix) || strings.ContainsAny(suffix, `*?[]{}\/`) {
+		return "", false
+	}
+	return suffix, true
+}
+
+// suffixMatch is doublestar.Match(glob, rel or name) for a glob that is
+// "*"+suffix, or "**/*"+suffix when onRel: a name ending in suffix matches.
+// Names that are not plain ASCII are left to doublestar.
+func suffixMatch(glob, suffix string, onRel bool) func(rel, name string) bool {
+	return func(rel, name string) bool {
+		if !strings.HasSuffix(name, suffix) {
+			return false
+		}
+		if ascii(name) {
+			return true
+		}
+		subject := name
+		if onRel {
+			subject = rel
+		}
+		ok, _ := doublestar.Match(glob, subject)
 		return ok
-	}})
+	}
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// GlobDirs returns a walk.Options.Dir that prunes the directories a glob
+// matched against relative paths cannot reach: those off the glob's leading
+// literal directories (src/app/**/*.go reaches src and src/app and what lies
+// below src/app only). It returns nil when nothing can be pruned: no "/" (the
+// glob matches base names), or no literal leading directory.
+func GlobDirs(glob string) func(rel string) bool {
+	comps := strings.Split(glob, "/")
+	var lit []string
+	for _, c := range comps[:len(comps)-1] {
+		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, `*?[]{}\`) {
+			break
+		}
+		lit = append(lit, c)
+	}
+	if len(lit) == 0 {
+		return nil
+	}
+	prefix := strings.Join(lit, "/")
+	return func(rel string) bool {
+		// rel is an ancestor of the prefix, the prefix, or below it.
+		if len(rel) <= len(prefix) {
+			return prefix[:len(rel)] == rel && (len(rel) == len(prefix) || prefix[len(rel)] == '/')
+		}
+		return rel[:len(prefix)] == prefix && rel[len(prefix)] == '/'
+	}
+}
+
+// Glob returns the files below start whose path relative to start matches
+// pattern, newest first, with walk's ignore rules below boundary, listed by
+// list (nil: walk.Walk); ex, when set, collects what those rules excluded
+// (see IgnoredNotice).
+func Glob(ctx context.Context, list Lister, pattern, start, boundary string, ex *walk.Excluded) (walk.Files, error) {
+	return list.list(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Dir: GlobDirs(pattern), Keep: globMatch(pattern)})
 }

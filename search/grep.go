@@ -35,9 +35,25 @@ type Query struct {
 	HeadLimit, Offset int
 	// ChunkBytes is how much of a file is searched at once.
 	ChunkBytes int
-	// Narrow, when set, drops walked files that cannot hold a match (a
+	// Narrow, when set, drops listed files that cannot hold a match (a
 	// content index). It must keep, in order, every file that holds one.
-	Narrow func([]walk.File) []walk.File
+	Narrow func(walk.Files) walk.Files
+	// List lists the files to search as walk.Walk does; nil is walk.Walk.
+	// A resident file table (filetable.Set.Walk) answers without walking.
+	List Lister
+}
+
+// Lister lists files exactly as walk.Walk does (Keep must not retain its
+// arguments).
+type Lister func(ctx context.Context, opts walk.Options) (walk.Files, error)
+
+// list lists with l, or walk.Walk when l is nil.
+func (l Lister) list(ctx context.Context, opts walk.Options) (walk.Files, error) {
+	if l == nil {
+		files, err := walk.Walk(ctx, opts)
+		return walk.FileList(files), err
+	}
+	return l(ctx, opts)
 }
 
 // Match is one entry of a content result.
@@ -85,9 +101,23 @@ type CountResult struct {
 // a ContentResult, FilesResult or CountResult. display names a file in
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
+//
+// Directories the glob cannot reach are not entered. A count or
+// filesWithMatches search asking for at least limits.SearchOverlapMinEntries
+// entries searches files while the walk still runs; the results are merged
+// in newest-first order all the same.
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (any, error) {
 	ex := &walk.Excluded{}
-	files, err := walk.Walk(ctx, walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Excluded: ex})
+	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
+	var o *overlap
+	if q.Mode != Content && q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries {
+		o = startOverlap(ctx, q)
+		opts.Found = o.found
+	}
+	files, err := q.List.list(ctx, opts)
+	if o != nil {
+		o.stop()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -95,21 +125,22 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 	if q.Narrow != nil {
 		files = q.Narrow(files)
 	}
-	return run(ctx, q, files, &collector{q: q, display: display, sources: sources, ignored: ignored})
+	return run(ctx, q, files, o, &collector{q: q, display: display, sources: sources, ignored: ignored})
 }
 
 // run searches files in order with one worker per core, merging results in
 // order, and stops as soon as the collector is full. Workers claim batches of
 // limits.SearchBatchFiles consecutive files and may run
 // limits.SearchLookahead files per worker ahead of the merge.
-func run(ctx context.Context, q *Query, files []walk.File, c *collector) (any, error) {
-	if len(files) == 0 {
+// Results o already holds are taken from it.
+func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collector) (any, error) {
+	if files.Len() == 0 {
 		return c.result(), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	const batch = limits.SearchBatchFiles
-	nb := (len(files) + batch - 1) / batch
+	nb := (files.Len() + batch - 1) / batch
 	workers := min(runtime.NumCPU(), nb)
 	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
 	for range cap(tokens) {
@@ -137,9 +168,15 @@ func run(ctx context.Context, q *Query, files []walk.File, c *collector) (any, e
 					return
 				}
 				lo := i * batch
-				rs := make([]fileResult, min(lo+batch, len(files))-lo)
+				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
 				for k := range rs {
-					rs[k] = g.file(ctx, files[lo+k])
+					f := files.At(lo + k)
+					if r, ok := o.result(f); ok {
+						rs[k] = r
+					} else {
+						rs[k] = g.file(ctx, f)
+					}
+					rs[k].abs = f.Abs
 				}
 				slots[i] <- rs
 			}
@@ -149,12 +186,11 @@ func run(ctx context.Context, q *Query, files []walk.File, c *collector) (any, e
 		cancel()
 		wg.Wait()
 	}()
-	return merge(ctx, files, slots, tokens, c)
+	return merge(ctx, slots, tokens, c)
 }
 
 // merge hands the batches' results to c in file order until c is full.
-func merge(ctx context.Context, files []walk.File, slots []chan []fileResult, tokens chan struct{}, c *collector) (any, error) {
-	const batch = limits.SearchBatchFiles
+func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (any, error) {
 	for i := range slots {
 		var rs []fileResult
 		select {
@@ -163,8 +199,8 @@ func merge(ctx context.Context, files []walk.File, slots []chan []fileResult, to
 			return nil, ctx.Err()
 		}
 		tokens <- struct{}{}
-		for k, r := range rs {
-			if !c.add(files[i*batch+k].Abs, r) {
+		for _, r := range rs {
+			if !c.add(r.abs, r) {
 				return c.finish(ctx)
 			}
 		}

@@ -73,7 +73,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	m.never = bytes.IndexByte(m.lit, '\n') >= 0
 	m.fold = lit.fold
 	m.exact = lit.whole && !m.perLine
-	m.rare = rarest(m.lit)
+	m.rare = rarest(m.lit, m.fold)
 	if m.fold {
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
@@ -266,11 +266,17 @@ func upper(c byte) byte {
 }
 
 // rarest returns the index of the byte of lit that is least frequent in
-// source code and prose, by a fixed rank table.
-func rarest(lit []byte) int {
+// source code and prose, by a fixed rank table. A case-sensitive scan looks
+// for the byte itself (an upper-case letter is much rarer than its lower
+// case); a folding one for both cases, as frequent as the commoner.
+func rarest(lit []byte, fold bool) int {
 	best, rank := 0, 256
 	for i, c := range lit {
-		if r := byteRank(lower(c)); r < rank {
+		r := byteRank(c)
+		if fold {
+			r = max(byteRank(lower(c)), byteRank(upper(c)))
+		}
+		if r < rank {
 			best, rank = i, r
 		}
 	}
@@ -278,7 +284,9 @@ func rarest(lit []byte) int {
 }
 
 // commonBytes lists bytes from most to least frequent in typical text files.
-const commonBytes = " etaoinsrhldcu\n\tmfpgwybv,.k_()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
+// "_" ranks with the common lower-case letters: in C (the Linux tree) it is
+// 4.7% of all bytes, more than "m", "p" or "u" in both cases together.
+const commonBytes = " etaoinsrhldcu_\n\tmfpgwybv,.k()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
 
 func byteRank(c byte) int {
 	if i := bytes.IndexByte([]byte(commonBytes), c); i >= 0 {

@@ -26,6 +26,42 @@ type excludedDir struct {
 	rule     *gitignore.Rule
 }
 
+// Exclusion is one entry the ignore rules excluded from a directory's
+// listing (see Options.Exclude).
+type Exclusion struct {
+	// Name is the entry's name in its directory.
+	Name string
+	// Dir is set for a directory.
+	Dir bool
+	// Rule is the rule that excluded it.
+	Rule *gitignore.Rule
+}
+
+// Replay records the exclusions xs of the directory dirRel (relative to
+// start) as a Walk from start with filter keep records them when it lists
+// that directory: excluded files keep passes are counted by rule, excluded
+// directories are kept for Count. A resident file table calls it for every
+// directory such a Walk would list, instead of walking.
+func (e *Excluded) Replay(start, dirRel string, xs []Exclusion, keep func(rel, name string) bool) {
+	var ex exclusions
+	for _, x := range xs {
+		rel := joinRel(dirRel, x.Name)
+		switch {
+		case x.Dir:
+			ex.dirs = append(ex.dirs, excludedDir{abs: start + "/" + rel, rel: rel, rule: x.Rule})
+		case keep == nil || keep(rel, x.Name):
+			if ex.files == nil {
+				ex.files = map[*gitignore.Rule]int{}
+			}
+			ex.files[x.Rule]++
+		}
+	}
+	e.mu.Lock()
+	e.keep = keep
+	e.mu.Unlock()
+	e.record(ex.files, ex.dirs)
+}
+
 // ExcludedCount is what Count found.
 type ExcludedCount struct {
 	// Files is the number of excluded files the walk's Keep filter passes.

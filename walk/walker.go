@@ -38,11 +38,26 @@ type Options struct {
 	// Keep, when set, is asked about each file (its Rel path and base name)
 	// before the file is stat'ed; false drops it.
 	Keep func(rel, name string) bool
+	// Dir, when set, is asked about each subdirectory below Start that the
+	// ignore rules keep (its Rel path; .git, .hg, .svn and symlinks never
+	// reach it) before the walk queues it; false skips the directory, which
+	// is then not listed. A directory Dir accepted is listed after Dir
+	// returned. Dir may be called from several goroutines at once.
+	Dir func(rel string) bool
+	// Found, when set, is called with each file the walk returns as soon as
+	// it is stat'ed, before the walk ends (so work on files can overlap the
+	// walk). It may be called from several goroutines at once.
+	Found func(File)
 	// Workers is the number of directories read in parallel (0 = one per core).
 	Workers int
 	// Excluded, when set, collects what the ignore rules excluded below
 	// Start (see Excluded.Count).
 	Excluded *Excluded
+	// Exclude, when set, is called with each entry the ignore rules exclude
+	// in a directory the walk lists (dirRel: that directory's Rel path), Keep
+	// or not, so a resident file table can later answer for Excluded (see
+	// Excluded.Replay). It may be called from several goroutines at once.
+	Exclude func(dirRel string, x Exclusion)
 }
 
 // dirBufSize is each worker's getdents buffer.
@@ -62,13 +77,16 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		name := filepath.Base(opts.Start)
-		return []File{{Abs: opts.Start, Rel: name, ModTime: st.Mtim.Nano(), Size: st.Size}}, nil
+		f := File{Abs: opts.Start, Rel: filepath.Base(opts.Start), ModTime: st.Mtim.Nano(), Size: st.Size}
+		if opts.Found != nil {
+			opts.Found(f)
+		}
+		return []File{f}, nil
 	case unix.S_IFDIR:
 	default:
 		return nil, nil
 	}
-	w := &walker{ctx: ctx, keep: opts.Keep, excl: opts.Excluded}
+	w := &walker{ctx: ctx, keep: opts.Keep, dir: opts.Dir, found: opts.Found, excl: opts.Excluded, exclude: opts.Exclude}
 	if opts.Excluded != nil {
 		opts.Excluded.keep = opts.Keep
 	}
@@ -121,9 +139,13 @@ type dirJob struct {
 }
 
 type walker struct {
-	ctx  context.Context
-	keep func(rel, name string) bool
-	excl *Excluded // nil: exclusions are not collected
+	ctx   context.Context
+	keep  func(rel, name string) bool
+	dir   func(rel string) bool
+	found func(File)
+	excl  *Excluded // nil: exclusions are not collected
+	// exclude is Options.Exclude.
+	exclude func(dirRel string, x Exclusion)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -255,7 +277,11 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if check && w.excluded(set, abs, j.rel, e.name, true, &ex) {
 				continue
 			}
-			w.push(dirJob{abs: abs, rel: joinRel(j.rel, e.name), set: set})
+			rel := joinRel(j.rel, e.name)
+			if w.dir != nil && !w.dir(rel) {
+				continue
+			}
+			w.push(dirJob{abs: abs, rel: rel, set: set})
 		case unix.DT_REG:
 			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
@@ -270,7 +296,11 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if st.Mode&unix.S_IFMT != unix.S_IFREG {
 				continue
 			}
-			out = append(out, File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size})
+			f := File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size}
+			if w.found != nil {
+				w.found(f)
+			}
+			out = append(out, f)
 		}
 	}
 	if w.excl != nil {
@@ -292,6 +322,9 @@ func (w *walker) excluded(set *ignoreSet, abs, dirRel, name string, isDir bool, 
 	r := set.rule(abs, isDir)
 	if r == nil || r.Negate {
 		return false
+	}
+	if w.exclude != nil {
+		w.exclude(dirRel, Exclusion{Name: name, Dir: isDir, Rule: r})
 	}
 	if w.excl == nil {
 		return true

@@ -27,6 +27,29 @@ func tinyGoTree(t *testing.T) string {
 	return dir
 }
 
+// tinyLinuxTar packs a small stand-in for Debian's kernel tarball: one top
+// directory whose .gitignore ends in Debian's two packaging lines, and a
+// match for every Linux row's pattern.
+func tinyLinuxTar(t *testing.T) string {
+	dir := t.TempDir()
+	top := filepath.Join(dir, "linux-source-6.1")
+	files := map[string]string{
+		".gitignore":          "*.o\n#\n# Debian packaging\n/*\n!/debian/\n",
+		"Makefile":            "all:\n",
+		"kernel/power/main.c": "int PM_RESUME_X;\nstatic char s[] = \"abcdefghijklmnopqrstuvwxyzabcdefgh\";\n",
+		"drivers/pm/pm.c":     "#define PM_RESUME 1\n",
+		"drivers/pm/pm.o":     "PM_RESUME",
+	}
+	for p, c := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(top, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(top, p), []byte(c), 0o644))
+	}
+	tarball := filepath.Join(dir, "linux-source-6.1.tar.xz")
+	out, err := exec.Command("tar", "-cJf", tarball, "-C", dir, "linux-source-6.1").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return tarball
+}
+
 type jsonReport struct {
 	Machine machine `json:"machine"`
 	Rows    []Row   `json:"rows"`
@@ -56,7 +79,7 @@ func TestQuickRun(t *testing.T) {
 	}
 	cache := t.TempDir()
 	tiny := []string{"--quick", "--cache", cache, "--goroot", tinyGoTree(t), "--runs", "1", "--cancel-runs", "1",
-		"--rtt-calls", "3", "--big-mb", "1", "--bash-mb", "1", "--node-pkgs", "3"}
+		"--rtt-calls", "3", "--big-mb", "1", "--bash-mb", "1", "--node-pkgs", "3", "--linux-tar", tinyLinuxTar(t)}
 	names := map[string]bool{}
 	for _, sc := range scenarios() {
 		names[sc.name] = true
@@ -74,6 +97,32 @@ func TestQuickRun(t *testing.T) {
 			require.Contains(t, []string{statusHolds, statusMissed, statusNoGoal, statusNoPeer}, r.Status, r.Scenario)
 		}
 		require.Contains(t, out, "load average")
+		gi, err := os.ReadFile(filepath.Join(cache, "linux", ".gitignore"))
+		require.NoError(t, err)
+		require.Equal(t, "*.o\n#\n# Debian packaging\n", string(gi), "Debian's packaging lines are removed")
+		for _, r := range rep.Rows {
+			if strings.Contains(r.Scenario, "Linux tree") && !strings.Contains(r.Scenario, "memory") {
+				require.Contains(t, r.Note, linuxNote, r.Scenario)
+				require.NotContains(t, r.Note, "toolrpc", "%s: both sides find the same files", r.Scenario)
+			}
+		}
+	})
+
+	t.Run("linux source missing", func(t *testing.T) {
+		args := append(append([]string(nil), tiny...), "--server", filepath.Join(cache, "bin", "toolrpc"), "--run", "Linux tree",
+			"--linux-tar", filepath.Join(t.TempDir(), "none.tar.xz"))
+		code, out, rep := runQuick(t, args...)
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, "install them with: apt-get install ripgrep fd-find hyperfine "+linuxPackage)
+		n := 0
+		for _, r := range rep.Rows {
+			if strings.Contains(r.Scenario, "Linux tree") {
+				n++
+				require.Equal(t, statusNoPeer, r.Status, r.Scenario)
+				require.Contains(t, r.Note, "apt-get install "+linuxPackage, r.Scenario)
+			}
+		}
+		require.Equal(t, 11, n)
 	})
 
 	t.Run("peers missing", func(t *testing.T) {

@@ -44,17 +44,20 @@ const indexBuildWait = 30 * time.Minute
 func indexTrees() []indexTree {
 	return []indexTree{
 		{name: "Linux tree", dir: func(b *bench) (string, error) {
-			if b.cfg.indexLinux == "" {
+			switch {
+			case b.cfg.indexLinux != "":
+				return b.cfg.indexLinux, nil
+			case b.missing[linuxPackage]:
 				return "", errNoLinuxTree
 			}
-			return b.cfg.indexLinux, nil
+			return linuxRoot(b)
 		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`},
 		{name: "Go tree", dir: func(b *bench) (string, error) { return b.cfg.goroot, nil },
 			literal: "nil pointer dereference", regex: `func \w+Locked\(`, noLit: `[0-9]{10}`},
 	}
 }
 
-var errNoLinuxTree = errors.New("no Linux tree: pass --index-linux DIR (an extracted linux-source-6.1)")
+var errNoLinuxTree = errors.New("no Linux tree: apt-get install " + linuxPackage + ", or pass --index-linux DIR (an extracted tree)")
 
 // indexScenarios returns the index rows of every tree.
 func indexScenarios() []scenario {

@@ -9,12 +9,14 @@
 //
 // It builds the server (go build into the cache dir, or uses --server),
 // prepares its corpora — the Go tree (--goroot, default /usr/local/go), a
-// generated text file of about 1 GB and 40M lines, and a generated
-// workspace whose node_modules/ is ignored — and keeps them between runs in
+// generated text file of about 1 GB and 40M lines, a generated workspace
+// whose node_modules/ is ignored, and the Linux source extracted from
+// Debian's linux-source-6.1 tarball (--linux-tar) with Debian's two
+// packaging lines removed from its .gitignore — and keeps them between runs in
 // $XDG_CACHE_HOME/toolrpc-bench (else ~/.cache/toolrpc-bench; --cache to
-// change). It installs nothing: when rg, fdfind or hyperfine is missing it
-// prints the apt-get line and marks the rows that need them "peer not
-// installed".
+// change). It installs nothing: when rg, fdfind, hyperfine or the kernel
+// tarball is missing it prints the apt-get line and marks the rows that need
+// them "peer not installed".
 //
 // # How things are driven
 //
@@ -51,6 +53,7 @@ var lookPath = exec.LookPath
 type config struct {
 	runs, cancelRuns, rttCalls int
 	cache, server, goroot      string
+	linuxTar                   string
 	jsonFile, only             string
 	bigBytes, bashBytes        int64
 	nodePkgs                   int
@@ -92,7 +95,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.cache, "cache", defaultCache(), "directory of the built server and the generated corpora, kept between runs")
 	fs.StringVar(&c.server, "server", "", "use this toolrpc binary instead of building one")
 	fs.StringVar(&c.goroot, "goroot", "/usr/local/go", "Go source tree searched by the grep and glob rows")
-	fs.StringVar(&c.indexLinux, "index-linux", "", "extracted Linux source tree of the content index rows (none: those rows report the error)")
+	fs.StringVar(&c.linuxTar, "linux-tar", linuxTarDefault, "kernel source tarball the Linux rows extract and search (apt-get install "+linuxPackage+")")
+	fs.StringVar(&c.indexLinux, "index-linux", "", "extracted Linux source tree for the content index rows (default: the tree the Linux rows extract from --linux-tar)")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the rows as JSON to this file")
 	fs.StringVar(&c.only, "run", "", "measure only rows whose name matches this regexp (the others are listed as skipped)")
 	bigMB := fs.Int64("big-mb", fullBigMB, "size of the generated big text file in MB (10^6 bytes)")
@@ -182,8 +186,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	printTable(stdout, m, rows)
 	if missing := b.missingPeers(); len(missing) > 0 {
-		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), installHint)
-		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), installHint)
+		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), b.installLine())
+		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), b.installLine())
 	}
 	if c.jsonFile != "" {
 		if err := writeJSON(c.jsonFile, m, rows); err != nil {
@@ -200,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // absolute makes the path flags absolute, since servers and peers run in
 // other directories.
 func (c *config) absolute() error {
-	for _, p := range []*string{&c.cache, &c.server, &c.goroot, &c.jsonFile} {
+	for _, p := range []*string{&c.cache, &c.server, &c.goroot, &c.jsonFile, &c.linuxTar} {
 		if *p == "" {
 			continue
 		}
@@ -223,6 +227,7 @@ type bench struct {
 
 	big     *bigFile
 	node    *nodeTree
+	linux   *linuxTree
 	servers map[string]*server // long-lived, by root
 	// indexServers hold, per tree name, the servers of the content index
 	// rows.
@@ -244,7 +249,7 @@ func newBench(c config, log io.Writer) (*bench, error) {
 	b := &bench{cfg: c, log: log, servers: map[string]*server{}, indexServers: map[string]*indexedServer{}, missing: map[string]bool{}, bin: c.server}
 	for _, sc := range scenarios() {
 		for _, p := range sc.bins {
-			if _, err := lookPath(p); err != nil {
+			if !b.installed(p) {
 				b.missing[p] = true
 			}
 		}
@@ -263,6 +268,25 @@ func newBench(c config, log io.Writer) (*bench, error) {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	return b, nil
+}
+
+// installed reports whether a peer program (or, for linuxPackage, the
+// kernel tarball) is there.
+func (b *bench) installed(p string) bool {
+	if p == linuxPackage {
+		_, err := os.Stat(b.cfg.linuxTar)
+		return err == nil
+	}
+	_, err := lookPath(p)
+	return err == nil
+}
+
+// installLine is the apt-get line that installs what is missing.
+func (b *bench) installLine() string {
+	if b.missing[linuxPackage] {
+		return installHint + " " + linuxPackage
+	}
+	return installHint
 }
 
 // peerReady reports whether every program the row's peer needs is installed.

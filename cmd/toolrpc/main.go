@@ -1,12 +1,14 @@
 // Command toolrpc serves an AI agent's tools over LSP-framed JSON-RPC on
 // stdio, bounding every result (see SPEC.md). With "call" it makes one call
-// and prints the result, for humans and scripts. Its flags are package
+// and prints the result, for humans and scripts; with "mcp" it serves the
+// same tools as an MCP server. Its flags are package
 // cli's.
 //
 // Usage:
 //
 //	toolrpc [--root DIR] [--data-dir DIR] [--session ID] [--log-file FILE]
 //	toolrpc call METHOD [JSON | -]   (- reads the params from stdin)
+//	toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE]
 //	toolrpc --version
 package main
 

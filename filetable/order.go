@@ -1,0 +1,209 @@
+package filetable
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// ref is one file of the table: d.files[i].
+type ref struct {
+	d   *dirNode
+	i   int32
+	pos int32 // rank of the file's path in byte order
+}
+
+// sortedOrder returns every file of the table newest first, ties in path
+// order (walk.SortNewestFirst's order), recomputing it after a change;
+// t.mu held. The slice is never modified once returned (a change makes a
+// new one), so listings may share it after t.mu is released.
+//
+// A traversal that merges each directory's files (by name) with its
+// subdirectories (by name + "/") meets the paths in byte order, so the
+// sort needs only compare times and ranks.
+func (t *Table) sortedOrder() []entry {
+	if t.orderOK {
+		return t.order
+	}
+	var refs []ref
+	var visit func(d *dirNode)
+	visit = func(d *dirNode) {
+		fi, di := 0, 0
+		for fi < len(d.files) || di < len(d.dirs) {
+			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
+				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
+				fi++
+				continue
+			}
+			visit(d.dirs[di])
+			di++
+		}
+	}
+	visit(t.top)
+	sortRefs(refs)
+	t.order, t.orderOK = entries(refs), true
+	return t.order
+}
+
+// entries snapshots the files refs point at.
+func entries(refs []ref) []entry {
+	es := make([]entry, len(refs))
+	for k, r := range refs {
+		f := &r.d.files[r.i]
+		es[k] = entry{d: r.d, name: f.name, mtime: f.mtime, size: f.size}
+	}
+	return es
+}
+
+// collect lists the files below n (the directory start) in walk.Walk's
+// order: from the cached order of the whole table, or, when dir prunes
+// subdirectories (as walk.Options.Dir), from a traversal of the
+// subdirectories dir accepts. keep sees rel and name in a scratch buffer: it
+// must not retain them. The listing holds a snapshot of the files (sharing
+// the table's immutable strings) and builds each File when it is read, so
+// it stays valid after t.mu is released.
+func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bool, dir func(rel string) bool) *listing {
+	l := &listing{start: start}
+	if n != t.top {
+		l.skip = len(n.path) + 1
+	}
+	var es []entry
+	if dir == nil {
+		es = t.sortedOrder()
+		if n == t.top && keep == nil {
+			l.es = es // shared, read only
+			return l
+		}
+	} else {
+		es = entries(pruned(n, dir))
+	}
+	var buf []byte
+	for _, e := range es {
+		if dir == nil && n != t.top && !within(e.d.path, n.path) {
+			continue
+		}
+		if keep != nil {
+			buf = l.appendRel(buf[:0], e.d.path, e.name)
+			rel := unsafe.String(unsafe.SliceData(buf), len(buf))
+			if !keep(rel, rel[len(rel)-len(e.name):]) {
+				continue
+			}
+		}
+		l.es = append(l.es, e)
+	}
+	return l
+}
+
+// listing is a table's answer to one listing (walk.Files).
+type listing struct {
+	start string
+	skip  int     // bytes of a directory path (below the root) above start, with the slash
+	es    []entry // read only
+}
+
+// entry is one file of a listing. Its directory's path never changes, and
+// the name is an immutable string, so an entry may be read without t.mu.
+type entry struct {
+	d           *dirNode
+	name        string
+	mtime, size int64
+}
+
+// Len returns the number of files.
+func (l *listing) Len() int { return len(l.es) }
+
+// At builds the i-th file.
+func (l *listing) At(i int) walk.File {
+	e := &l.es[i]
+	abs := make([]byte, 0, len(l.start)+2+len(e.d.path)+len(e.name))
+	abs = append(append(abs, l.start...), '/')
+	abs = l.appendRel(abs, e.d.path, e.name)
+	s := string(abs)
+	return walk.File{Abs: s, Rel: s[len(l.start)+1:], ModTime: e.mtime, Size: e.size}
+}
+
+// AppendAbs appends the i-th file's absolute path to dst without building
+// the file, so a content index can drop files it rules out for free
+// (contentindex.AbsAppender).
+func (l *listing) AppendAbs(dst []byte, i int) []byte {
+	e := &l.es[i]
+	return l.appendRel(append(append(dst, l.start...), '/'), e.d.path, e.name)
+}
+
+// Identity returns the i-th file's size and modification time (ns).
+func (l *listing) Identity(i int) (size, mtime int64) {
+	e := &l.es[i]
+	return e.size, e.mtime
+}
+
+// appendRel appends the path below start of the file name in the
+// directory dir (a path below the root).
+func (l *listing) appendRel(buf []byte, dir, name string) []byte {
+	if len(dir) > l.skip {
+		buf = append(append(buf, dir[l.skip:]...), '/')
+	}
+	return append(buf, name...)
+}
+
+// pruned returns the files below n in directories dir accepts (asked with
+// their path below n), newest first, ties in path order.
+func pruned(n *dirNode, dir func(rel string) bool) []ref {
+	var refs []ref
+	var visit func(d *dirNode, rel string)
+	visit = func(d *dirNode, rel string) {
+		fi, di := 0, 0
+		for fi < len(d.files) || di < len(d.dirs) {
+			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
+				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
+				fi++
+				continue
+			}
+			c := d.dirs[di]
+			di++
+			if crel := joinRel(rel, c.name); dir(crel) {
+				visit(c, crel)
+			}
+		}
+	}
+	visit(n, "")
+	sortRefs(refs)
+	return refs
+}
+
+// sortRefs sorts refs newest first, ties by pos.
+func sortRefs(refs []ref) {
+	slices.SortFunc(refs, func(a, b ref) int {
+		ma, mb := a.d.files[a.i].mtime, b.d.files[b.i].mtime
+		switch {
+		case ma > mb:
+			return -1
+		case ma < mb:
+			return 1
+		}
+		return int(a.pos - b.pos)
+	})
+}
+
+// within reports whether the directory path p is dir or lies below it.
+func within(p, dir string) bool {
+	return len(p) >= len(dir) && p[:len(dir)] == dir && (len(p) == len(dir) || p[len(dir)] == '/')
+}
+
+// replayExcluded hands q.Excluded the exclusions of every directory a walk
+// of q.Start lists: n and the directories below it that q.Dir accepts.
+func (t *Table) replayExcluded(n *dirNode, q Query) {
+	var visit func(d *dirNode, rel string)
+	visit = func(d *dirNode, rel string) {
+		if len(d.excl) > 0 {
+			q.Excluded.Replay(q.Start, rel, d.excl, q.Keep)
+		}
+		for _, c := range d.dirs {
+			crel := joinRel(rel, c.name)
+			if q.Dir == nil || q.Dir(crel) {
+				visit(c, crel)
+			}
+		}
+	}
+	visit(n, "")
+}

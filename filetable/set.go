@@ -1,0 +1,108 @@
+package filetable
+
+import (
+	"context"
+	"log"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Set holds the tables of one session, one per root, each built by the first
+// listing of its root.
+type Set struct {
+	logf  func(format string, args ...any)
+	roots map[string]bool // the roots Walk keeps tables for
+
+	mu     sync.Mutex
+	tables map[string]*Table
+	closed bool
+}
+
+// NewSet returns an empty set whose Walk keeps tables for roots (absolute,
+// symlink-evaluated) and that logs with logf (nil: the standard logger).
+func NewSet(roots []string, logf func(format string, args ...any)) *Set {
+	if logf == nil {
+		logf = log.Printf
+	}
+	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}}
+	for _, r := range roots {
+		s.roots[r] = true
+	}
+	return s
+}
+
+// Walk returns what walk.Walk(ctx, opts) returns: from the table of
+// opts.Boundary when that is one of the set's roots and the table can
+// answer, else by walking (also for a nil Set). opts.Keep must not retain
+// its arguments; opts.Workers is ignored when the table answers.
+func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
+	if s != nil && s.roots[opts.Boundary] {
+		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Excluded: opts.Excluded})
+		if err != nil || ok {
+			return files, err
+		}
+	}
+	files, err := walk.Walk(ctx, opts)
+	return walk.FileList(files), err
+}
+
+// List answers q from root's table, building it first if need be; see
+// Table.List. root is absolute and symlink-evaluated.
+func (s *Set) List(ctx context.Context, root string, q Query) (walk.Files, bool, error) {
+	t := s.table(root)
+	if t == nil {
+		return nil, false, nil
+	}
+	files, ok, err := t.List(ctx, q)
+	if !ok && t.Stats().State == "gone" {
+		s.mu.Lock()
+		if s.tables[root] == t {
+			delete(s.tables, root)
+		}
+		s.mu.Unlock()
+	}
+	return files, ok, err
+}
+
+// Table returns root's table (creating it unbuilt), or nil once the set is
+// closed.
+func (s *Set) table(root string) *Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	t := s.tables[root]
+	if t == nil {
+		t = newTable(root, s.logf)
+		s.tables[root] = t
+	}
+	return t
+}
+
+// Stats returns the figures of root's table, false when it has none.
+func (s *Set) Stats(root string) (Stats, bool) {
+	s.mu.Lock()
+	t := s.tables[root]
+	s.mu.Unlock()
+	if t == nil {
+		return Stats{}, false
+	}
+	return t.Stats(), true
+}
+
+// Close drops every table; later listings return ok=false. A nil Set's
+// Close does nothing.
+func (s *Set) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	ts := s.tables
+	s.tables, s.closed = nil, true
+	s.mu.Unlock()
+	for _, t := range ts {
+		t.Close()
+	}
+}

@@ -1,0 +1,419 @@
+package filetable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/gitignore"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// tableState is where a Table is in its life.
+type tableState int
+
+const (
+	stateNew    tableState = iota // not built yet
+	stateLive                     // built and watched
+	stateOff                      // no table for this root (limit, file system); callers walk
+	stateGone                     // the root was deleted or renamed
+	stateClosed                   // closed with its Set
+)
+
+var stateNames = map[tableState]string{stateNew: "new", stateLive: "live", stateOff: "off", stateGone: "gone", stateClosed: "closed"}
+
+// Stats describes a table for logs and benchmarks.
+type Stats struct {
+	// State is "new", "live", "off", "gone" or "closed".
+	State string
+	// Files and Dirs count what the table holds; Watches the inotify
+	// watches of its directories.
+	Files, Dirs, Watches int
+	// Builds counts walks of the whole root (the first one, overflows,
+	// changed ignore files at or above the root); Rewalks the scoped walks
+	// that applied events.
+	Builds, Rewalks int
+	// Events counts inotify events read; Overflows queue overflows.
+	Events, Overflows int
+}
+
+// Table is the resident file table of one root. Its methods may be called
+// concurrently.
+type Table struct {
+	root string
+	logf func(format string, args ...any)
+
+	mu          sync.Mutex
+	state       tableState
+	w           *watcher
+	top         *dirNode
+	byWD        map[int32]*dirNode
+	special     map[int32]specialWatch
+	rootIgnored bool // the root lies in a directory its repository ignores
+	pend        pending
+	notes       []string                    // log lines waiting for the next listing
+	rules       map[ruleKey]*gitignore.Rule // interned rules of the exclusions
+	order       []entry                     // every file, newest first (valid when orderOK; never modified)
+	orderOK     bool
+	stats       Stats
+	readerDone  chan struct{}
+	closeOnce   sync.Once
+}
+
+// pending holds what events asked for and the next listing will apply.
+type pending struct {
+	rebuild bool
+	relist  map[*dirNode]bool
+	subtree map[*dirNode]bool
+	restat  map[*dirNode]map[string]bool
+}
+
+func (p *pending) empty() bool {
+	return !p.rebuild && len(p.relist) == 0 && len(p.subtree) == 0 && len(p.restat) == 0
+}
+
+// newTable returns the unbuilt table of root (absolute, symlink-evaluated).
+func newTable(root string, logf func(string, ...any)) *Table {
+	return &Table{root: root, logf: logf}
+}
+
+// Query is one listing.
+type Query struct {
+	// Start is the absolute, symlink-evaluated directory to list.
+	Start string
+	// Keep, when set, is asked about each file (its path relative to Start
+	// and its base name) as walk.Options.Keep is; it must not retain its
+	// arguments.
+	Keep func(rel, name string) bool
+	// Dir, when set, prunes subdirectories as walk.Options.Dir does (asked
+	// with paths relative to Start).
+	Dir func(rel string) bool
+	// Excluded, when set, receives what the ignore rules excluded, as
+	// walk.Options.Excluded does in a walk of Start.
+	Excluded *walk.Excluded
+	// Found, when set, receives files of the listing while the call walks
+	// (it does when it builds the table), as walk.Options.Found does, so
+	// work can overlap the walk. It may be called from several goroutines,
+	// and it may receive files the answer then leaves out (when ok is
+	// false); the answer is authoritative.
+	Found func(walk.File)
+}
+
+// List returns what walk.Walk(ctx, walk.Options{Start: q.Start, Boundary:
+// root, Keep: q.Keep, Dir: q.Dir}) returns at the moment of the call, newest
+// first; each File is built when it is read. ok is
+// false when the table cannot answer (no table for this root, start is not a
+// directory the table holds, or start's walk would judge ignore rules
+// differently from the root's): the caller walks instead. err is ctx's
+// error when the call was cancelled while the table was built or brought up
+// to date.
+func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
+	t.mu.Lock()
+	err = t.ready(ctx, foundAdapter(t.root, q))
+	t.flushNotes()
+	live := t.state == stateLive
+	var n *dirNode
+	if err == nil && live {
+		n = t.startNode(q.Start)
+		if n != nil {
+			files = t.collect(n, q.Start, q.Keep, q.Dir)
+			if q.Excluded != nil {
+				t.replayExcluded(n, q)
+			}
+		}
+	}
+	t.mu.Unlock()
+	if !live {
+		t.release()
+	}
+	if err != nil || n == nil {
+		return nil, false, err
+	}
+	return files, true, nil
+}
+
+// Stats returns the table's figures.
+func (t *Table) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.stats
+	st.State = stateNames[t.state]
+	st.Files, st.Dirs, st.Watches = 0, 0, 0
+	if t.top != nil {
+		t.top.each(func(d *dirNode) {
+			st.Dirs++
+			st.Files += len(d.files)
+			if d.wd >= 0 {
+				st.Watches++
+			}
+		})
+	}
+	return st
+}
+
+// Close drops the table and its watches. It may be called more than once.
+func (t *Table) Close() {
+	t.mu.Lock()
+	if t.state != stateOff && t.state != stateGone {
+		t.state = stateClosed
+	}
+	t.mu.Unlock()
+	t.release()
+}
+
+// release stops the event reader, closes the watcher and frees the tree;
+// the state says why.
+func (t *Table) release() {
+	t.mu.Lock()
+	final := t.state != stateNew && t.state != stateLive
+	t.mu.Unlock()
+	if !final {
+		return
+	}
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		w, done := t.w, t.readerDone
+		t.mu.Unlock()
+		if w == nil {
+			return
+		}
+		w.stop()
+		if done != nil {
+			<-done
+		}
+		t.mu.Lock()
+		w.close()
+		t.w, t.top, t.byWD, t.special, t.pend = nil, nil, nil, nil, pending{}
+		t.order, t.orderOK = nil, false
+		t.mu.Unlock()
+	})
+}
+
+// ready builds the table or brings it up to date; t.mu held.
+func (t *Table) ready(ctx context.Context, found func(walk.File)) error {
+	switch t.state {
+	case stateNew:
+		return t.build(ctx, found)
+	case stateLive:
+		if err := t.w.drain(t.record); err != nil {
+			t.turnOff(err.Error())
+			return nil
+		}
+		return t.apply(ctx)
+	}
+	return nil
+}
+
+// ruleKey identifies a rule across compilations of its ignore file.
+type ruleKey struct {
+	source, text string
+	line         int
+	negate       bool
+}
+
+// intern returns the table's pointer for rule r; s.mu of the calling scope
+// serialises calls.
+func (t *Table) intern(r *gitignore.Rule) *gitignore.Rule {
+	if r == nil {
+		return nil
+	}
+	k := ruleKey{source: r.Source, text: r.Text, line: r.Line, negate: r.Negate}
+	if p := t.rules[k]; p != nil {
+		return p
+	}
+	if t.rules == nil {
+		t.rules = map[ruleKey]*gitignore.Rule{}
+	}
+	t.rules[k] = r
+	return r
+}
+
+// note queues a log line; t.mu held. Lines are logged by the listing that
+// finds them, never by the event reader, so a table logs only while a call
+// runs (a host's one-shot call returns before an idle table could write to
+// its log).
+func (t *Table) note(format string, args ...any) {
+	t.notes = append(t.notes, fmt.Sprintf(format, args...))
+}
+
+// flushNotes logs the queued lines; t.mu held.
+func (t *Table) flushNotes() {
+	for _, n := range t.notes {
+		t.logf("filetable %s: %s", t.root, n)
+	}
+	t.notes = nil
+}
+
+// turnOff gives up the table for this root; t.mu held.
+func (t *Table) turnOff(why string) {
+	t.note("no file table, grep and glob walk this root on every call: %s", why)
+	t.state = stateOff
+}
+
+// build makes the watcher, watches what lies outside the tree, walks the
+// root and starts the event reader; t.mu held.
+func (t *Table) build(ctx context.Context, found func(walk.File)) error {
+	if fs := fsUnreliable(t.root); fs != "" {
+		t.turnOff((&errUnreliable{dir: t.root, fs: fs}).Error())
+		return nil
+	}
+	w, err := newWatcher()
+	if err != nil {
+		t.turnOff(err.Error())
+		return nil
+	}
+	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32]specialWatch{}
+	if err := t.rebuild(ctx, found); err != nil {
+		w.close()
+		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
+		if t.state == stateNew {
+			if ctx.Err() != nil {
+				return err
+			}
+			t.note("%v", err)
+			t.state = stateGone
+		}
+		return nil
+	}
+	if t.state != stateNew {
+		return nil
+	}
+	t.rootIgnored = t.checkRootIgnored(ctx)
+	t.state = stateLive
+	t.readerDone = make(chan struct{})
+	go t.reader(w, t.readerDone)
+	return nil
+}
+
+// rebuild walks the whole root into a fresh tree; t.mu held. It turns the
+// table off (and returns nil) when a limit or the file system forbids a
+// table.
+func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
+	t.stats.Builds++
+	// Watch what lies outside the tree again: a git dir's info/ may have
+	// appeared since the last build.
+	if err := t.watchOutside(); err != nil {
+		t.turnOff(err.Error())
+		return err
+	}
+	t.rules = nil // interned anew: every exclusion is recorded again
+	s := newScope(t)
+	s.all = true
+	wd, repo, err := t.watchDir("")
+	if err == nil && wd < 0 {
+		err = fmt.Errorf("cannot watch %s", t.root)
+	}
+	if err != nil {
+		t.turnOff(err.Error())
+		return err
+	}
+	s.full[""] = &dirNode{wd: wd, repo: repo}
+	s.found = found
+	files, err := s.run(ctx)
+	if err != nil {
+		var unrel *errUnreliable
+		if errors.Is(err, errWatchLimit) || errors.As(err, &unrel) {
+			t.turnOff(err.Error())
+		}
+		return err
+	}
+	t.splice(s, files)
+	// A whole walk leaves tens of megabytes of garbage on a large tree
+	// (every walk.File of it); hand it back now rather than let the idle
+	// server keep it resident.
+	debug.FreeOSMemory()
+	return nil
+}
+
+// foundAdapter turns q.Found into the Found of a walk of root: files below
+// q.Start that q.Keep keeps, with paths relative to q.Start.
+func foundAdapter(root string, q Query) func(walk.File) {
+	if q.Found == nil {
+		return nil
+	}
+	prefix := ""
+	if q.Start != root {
+		rel, ok := strings.CutPrefix(q.Start, root+"/")
+		if !ok {
+			return nil
+		}
+		prefix = rel + "/"
+	}
+	return func(f walk.File) {
+		rel, ok := strings.CutPrefix(f.Rel, prefix)
+		if !ok {
+			return
+		}
+		if q.Keep != nil && !q.Keep(rel, rel[strings.LastIndexByte(rel, '/')+1:]) {
+			return
+		}
+		q.Found(walk.File{Abs: f.Abs, Rel: rel, ModTime: f.ModTime, Size: f.Size})
+	}
+}
+
+// reader drains events into pending as they come, so the kernel queue does
+// not overflow between calls and bursts are merged.
+func (t *Table) reader(w *watcher, done chan struct{}) {
+	defer close(done)
+	for w.wait() {
+		t.mu.Lock()
+		if t.state != stateLive {
+			t.mu.Unlock()
+			return
+		}
+		if err := w.drain(t.record); err != nil {
+			t.note("%v", err)
+			t.pend.rebuild = true
+		}
+		t.mu.Unlock()
+	}
+}
+
+// startNode returns the node of directory start when the table can answer a
+// walk starting there, else nil; t.mu held.
+func (t *Table) startNode(start string) *dirNode {
+	if start == t.root {
+		return t.top
+	}
+	rel, ok := strings.CutPrefix(start, t.root+"/")
+	if !ok || rel == "" || t.rootIgnored {
+		return nil
+	}
+	n := t.top
+	for _, c := range strings.Split(rel, "/") {
+		if n = n.child(c); n == nil {
+			return nil
+		}
+	}
+	// A walk starting inside a nested repository takes that repository's
+	// rules as its base; only the root's walk reaches it from outside.
+	for d := n; d != t.top; d = d.parent {
+		if d.repo {
+			return nil
+		}
+	}
+	return n
+}
+
+// restat refreshes the size and time of the file name in d; false when it is
+// no longer a regular file (the directory is then listed again).
+func (t *Table) restat(d *dirNode, dirRel, name string) bool {
+	i := d.file(name)
+	if i < 0 {
+		return true
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(t.abs(joinRel(dirRel, name)), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	if f := &d.files[i]; f.size != st.Size || f.mtime != st.Mtim.Nano() {
+		f.size, f.mtime = st.Size, st.Mtim.Nano()
+		t.orderOK = false
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package mcpserve
+
+import (
+	"context"
+	"io"
+	"log"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/methods"
+)
+
+// Config is what the command line gives `toolrpc mcp`.
+type Config struct {
+	// Roots are the workspace roots; none means the client's roots/list, else
+	// the working directory.
+	Roots []string
+	// DataDir is the data directory ("" = methods' default).
+	DataDir string
+	// SessionID is the session id ("" = random).
+	SessionID string
+	// Version is reported in serverInfo.
+	Version string
+	// Logger receives the server's logs; nil discards them.
+	Logger *log.Logger
+}
+
+// server is one `toolrpc mcp` process's state.
+type server struct {
+	ctx      context.Context
+	filter   *cancelFilter
+	sessions *sessionStarter
+	calls    callTracker
+}
+
+// Serve serves MCP on in/out until in ends or ctx is cancelled, then
+// cancels every call (killing their process trees), waits for all of them
+// to return, and removes the session's scratch dir. It returns the
+// connection's error, nil after a clean EOF.
+func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) error {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = log.New(io.Discard, "", 0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &server{ctx: ctx, sessions: newSessionStarter(cfg)}
+	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: limits.MaxFrameBytes})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "toolrpc", Version: cfg.Version}, &mcp.ServerOptions{
+		Logger:       slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			s.sessions.early(req.Session)
+		},
+	})
+	ts, ms := tools()
+	for i, t := range ts {
+		srv.AddTool(t, s.handler(ms[i]))
+	}
+	err := srv.Run(ctx, s.filter)
+	cancel()
+	s.calls.close()
+	if sess := s.sessions.built(); sess != nil {
+		methods.CloseSession(sess)
+	}
+	if err == context.Canceled || err == io.EOF {
+		err = nil
+	}
+	return err
+}
+
+// callTracker counts the tool calls running, so Serve returns only after
+// each has returned (and so killed its process tree).
+type callTracker struct {
+	mu     sync.RWMutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter registers a call; false once the server is closing.
+func (c *callTracker) enter() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	return true
+}
+
+// leave ends a call enter registered.
+func (c *callTracker) leave() { c.wg.Done() }
+
+// close refuses new calls and waits for the running ones.
+func (c *callTracker) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+// nopCloser is out as the WriteCloser the transport wants; stdout stays open
+// (the process exit closes it).
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

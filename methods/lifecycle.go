@@ -1,0 +1,15 @@
+package methods
+
+// StartSession does for a session NewSession built what initialize does in
+// LSP mode before the first call: it adopts the session's scratch dir and
+// sweeps the stale ones (SPEC §7). Neither failure stops the session.
+func StartSession(s *Session) { startScratch(s) }
+
+// CloseSession does what shutdown does in LSP mode once every call of the
+// session has returned: it drops the file tables, stops the content index
+// workers (a build stays resumable) and removes the session's scratch dir.
+func CloseSession(s *Session) {
+	s.Files.Close()
+	s.Index.Close()
+	_ = s.Scratch.Remove()
+}
