@@ -59,6 +59,12 @@ type Manager struct {
 
 	building atomic.Bool // a build is asked for or running
 
+	// The worker never writes the log itself: its lines wait here for the
+	// next call (or Close), so a one-shot CLI call that returns while the
+	// worker runs has no late line racing its caller's output.
+	logMu sync.Mutex
+	logq  []string
+
 	requests chan request
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -110,6 +116,7 @@ func Open(opts Options) *Manager {
 func (m *Manager) Close() {
 	m.cancel()
 	<-m.done
+	m.flushLog()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.base != nil {
@@ -150,6 +157,7 @@ func (s *subset) At(i int) walk.File { return s.src.At(s.idx[i]) }
 // by its name (SPEC §4 extensions) is never kept. Candidates never waits for
 // the index; the first call starts a build of the root.
 func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
+	m.flushLog()
 	if q.Op == OpAll {
 		return files, false
 	}
@@ -256,6 +264,7 @@ func (m *Manager) settle() {
 		<-done
 	case <-m.done:
 	}
+	m.flushLog()
 }
 
 // buildWhy says why a build is asked for.
@@ -377,7 +386,7 @@ func (m *Manager) build(pace *pacer) {
 	// The builder's buffers are garbage now: give the pages back, so a
 	// serving process keeps only the mapped index.
 	debug.FreeOSMemory()
-	m.opts.Logf("contentindex %s: indexed %d files (%d MB of text; resumed at file %d) in %s, index %d MB at %s",
+	m.logf("contentindex %s: indexed %d files (%d MB of text; resumed at file %d) in %s, index %d MB at %s",
 		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, resumed, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
 }
 
@@ -457,6 +466,24 @@ func (m *Manager) isOff() bool {
 	return m.off
 }
 
+// logf queues a log line for the next call.
+func (m *Manager) logf(format string, args ...any) {
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	m.logq = append(m.logq, fmt.Sprintf(format, args...))
+}
+
+// flushLog writes the queued log lines.
+func (m *Manager) flushLog() {
+	m.logMu.Lock()
+	q := m.logq
+	m.logq = nil
+	m.logMu.Unlock()
+	for _, l := range q {
+		m.opts.Logf("%s", l)
+	}
+}
+
 // turnOff gives up the index for this session and logs why, once.
 func (m *Manager) turnOff(err error) {
 	m.mu.Lock()
@@ -464,6 +491,6 @@ func (m *Manager) turnOff(err error) {
 	m.off = true
 	m.mu.Unlock()
 	if !was {
-		m.opts.Logf("contentindex %s: no content index this session, grep reads every file: %v", m.opts.Root, err)
+		m.logf("contentindex %s: no content index this session, grep reads every file: %v", m.opts.Root, err)
 	}
 }
