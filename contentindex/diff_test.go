@@ -85,6 +85,17 @@ type appender struct{ walk.FileList }
 func (a appender) AppendAbs(dst []byte, i int) []byte { return append(dst, a.FileList[i].Abs...) }
 func (a appender) Identity(i int) (int64, int64)      { return a.FileList[i].Size, a.FileList[i].ModTime }
 
+// snapshot is an appender that is also a Snapshotter keyed by its backing
+// array, as the file table's listings are: Candidates caches its codes.
+type snapshot struct{ appender }
+
+func (s snapshot) SnapshotKey() any {
+	if len(s.FileList) == 0 {
+		return nil
+	}
+	return &s.FileList[0]
+}
+
 // matchingFiles returns the files grep's matcher finds a match in, read
 // whole, binary by content or not (the index must keep every one), except
 // those grep skips by name.
@@ -115,8 +126,14 @@ func checkCandidates(t *testing.T, mgr *Manager, tr *tree, pattern string, ci, m
 	require.NoError(t, err)
 	files := tr.files()
 	var listing walk.Files = files
-	if tr.r.IntN(2) == 0 {
+	switch tr.r.IntN(3) {
+	case 1:
 		listing = appender{files}
+	case 2:
+		// The same snapshot twice: the second call reads the cached codes.
+		sn := snapshot{appender{files}}
+		mgr.Candidates(q, sn)
+		listing = sn
 	}
 	cands, ok := mgr.Candidates(q, listing)
 	var rels, all []string

@@ -59,6 +59,9 @@ type Manager struct {
 
 	building atomic.Bool // a build is asked for or running
 
+	// codes caches the codes of the last snapshot listing (see classify).
+	codes atomic.Pointer[codeCache]
+
 	// The worker never writes the log itself: its lines wait here for the
 	// next call (or Close), so a one-shot CLI call that returns while the
 	// worker runs has no late line racing its caller's output.
@@ -176,32 +179,54 @@ func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 	}
 	out := &subset{src: files}
 	stale := 0
+	codes, fill := m.cachedCodes(files)
 	fast, _ := files.(AbsAppender)
 	var buf []byte
 	for i := range files.Len() {
+		c := codeSlow
+		if codes != nil {
+			c = codes[i]
+		}
 		var abs string
 		var size, mtime int64
-		if fast != nil {
-			buf = fast.AppendAbs(buf[:0], i)
-			abs = unsafe.String(unsafe.SliceData(buf), len(buf)) // not kept past this turn
-			size, mtime = fast.Identity(i)
-		} else {
-			f := files.At(i)
-			abs, size, mtime = f.Abs, f.Size, f.ModTime
+		if codes == nil || c == codeSlow {
+			if fast != nil {
+				buf = fast.AppendAbs(buf[:0], i)
+				abs = unsafe.String(unsafe.SliceData(buf), len(buf)) // not kept past this turn
+				size, mtime = fast.Identity(i)
+			} else {
+				f := files.At(i)
+				abs, size, mtime = f.Abs, f.Size, f.ModTime
+			}
+			if codes == nil {
+				c = m.classify(abs, size, mtime)
+			}
+			if fill != nil {
+				fill.codes[i] = c
+			}
 		}
-		v := m.verdict(q, set, abs, size, mtime)
-		if v != drop && walk.IsBinaryName(abs) {
-			v = drop // grep skips it by its name alone
-		}
-		switch v {
-		case keep:
+		switch {
+		case c >= 0:
+			if has(set, uint32(c)) {
+				out.idx = append(out.idx, i)
+			}
+		case c == codeKeep:
 			out.idx = append(out.idx, i)
-		case unknown:
-			out.idx = append(out.idx, i)
-			stale++
+		case c == codeSlow:
 			rel, _ := strings.CutPrefix(abs, m.opts.Root+"/")
+			if o, ok := m.overlay[rel]; ok && o.size == size && o.mtime == mtime {
+				if q.Eval(o.has) {
+					out.idx = append(out.idx, i)
+				}
+				continue
+			}
+			out.idx = append(out.idx, i) // not known as it is now: read it, and index it
+			stale++
 			m.ask(request{rel: strings.Clone(rel)})
 		}
+	}
+	if fill != nil {
+		m.codes.Store(fill)
 	}
 	if stale > limits.IndexOverlayMaxFiles {
 		m.askBuild(buildStale)
@@ -209,43 +234,69 @@ func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 	return out, true
 }
 
-// A verdict is what the index says of one file.
-type verdict int
-
+// What the base index says of a listed file, whatever the query: a
+// document id (≥ 0: held as it is, and indexed) or one of these.
 const (
-	drop    verdict = iota // cannot hold a match
-	keep                   // may hold a match
-	unknown                // not known as it is now: kept, and read into the overlay
+	codeSlow int32 = -1 - iota // not held as it is: the overlay knows, or nobody
+	codeDrop                   // grep skips it by its name (SPEC §4 extensions)
+	codeKeep                   // always read: held as it is but never indexed, or outside the root
 )
 
-// verdict judges the file abs of the given identity against q, whose
-// match in the base index is set; m.mu is read-locked.
-func (m *Manager) verdict(q *Query, set []uint64, abs string, size, mtime int64) verdict {
+// classify returns the code of the file abs of the given identity; m.mu is
+// read-locked.
+func (m *Manager) classify(abs string, size, mtime int64) int32 {
 	rel, under := strings.CutPrefix(abs, m.opts.Root+"/")
-	if !under {
-		return keep
-	}
-	if id, ok := m.base.docs[rel]; ok {
-		d := m.base.doc(id)
-		switch {
-		case d.Size != size || d.MTime != mtime:
-			// Changed since the build: the overlay below.
-		case d.Indexed:
-			if has(set, id) {
-				return keep
+	held := false // held as it is, but not indexed
+	if under {
+		if id, ok := m.base.docs[rel]; ok {
+			d := m.base.doc(id)
+			if d.Size == size && d.MTime == mtime {
+				if d.Indexed {
+					return int32(id) // a file binary by name is never indexed
+				}
+				held = d.Binary || d.Size > limits.IndexMaxFileBytes
 			}
-			return drop
-		case d.Binary || d.Size > limits.IndexMaxFileBytes:
-			return keep // never indexed: grep reads it
 		}
 	}
-	if o, ok := m.overlay[rel]; ok && o.size == size && o.mtime == mtime {
-		if q.Eval(o.has) {
-			return keep
-		}
-		return drop
+	switch {
+	case walk.IsBinaryName(abs):
+		return codeDrop
+	case !under || held:
+		return codeKeep
 	}
-	return unknown
+	return codeSlow // changed, new, or racy or unreadable when built: the overlay reads it
+}
+
+// Snapshotter is a listing whose files are an immutable snapshot: two
+// listings with equal keys (==) list the same files, paths, sizes and
+// mtimes in the same order. The file table's listings are.
+type Snapshotter interface {
+	SnapshotKey() any
+}
+
+// codeCache holds the codes of one snapshot listing against one base.
+type codeCache struct {
+	key   any
+	base  *Index
+	codes []int32
+}
+
+// cachedCodes returns the cached codes of files, or, when files is a
+// snapshot whose codes are not cached, a cache to fill; m.mu is
+// read-locked.
+func (m *Manager) cachedCodes(files walk.Files) (codes []int32, fill *codeCache) {
+	sn, ok := files.(Snapshotter)
+	if !ok {
+		return nil, nil
+	}
+	key := sn.SnapshotKey()
+	if key == nil {
+		return nil, nil
+	}
+	if c := m.codes.Load(); c != nil && c.base == m.base && c.key == key && len(c.codes) == files.Len() {
+		return c.codes, nil
+	}
+	return nil, &codeCache{key: key, base: m.base, codes: make([]int32, files.Len())}
 }
 
 // ask queues a request for the worker, dropping it when the queue is full.
