@@ -23,7 +23,7 @@ const (
 	IndexBuildNice = 19
 	// IndexRunPairs is how many (trigram, file) pairs the builder gathers
 	// in memory (8 bytes each) before it sorts and writes them as one run.
-	IndexRunPairs = 2 << 20
+	IndexRunPairs = 1 << 20
 	// IndexOverlayMaxFiles bounds the files held in the in-memory overlay
 	// of files changed since the build; past it the index is rebuilt in the
 	// background.
