@@ -14,12 +14,6 @@ import (
 	"github.com/toolrpc/toolrpc/walk"
 )
 
-func benchTreeT(t *testing.T) (string, []walk.File) {
-	root, _ := filepath.EvalSymlinks(os.Getenv("CONTENTINDEX_BENCH_TREE"))
-	files, _ := walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
-	return root, files
-}
-
 // benchTree is the tree the benchmarks index: $CONTENTINDEX_BENCH_TREE,
 // else the Go tree.
 func benchTree(b *testing.B) (string, []walk.File) {

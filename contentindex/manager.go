@@ -59,6 +59,8 @@ type Manager struct {
 
 	building atomic.Bool // a build is asked for or running
 
+	builds atomic.Int32 // builds this manager finished
+
 	// codes caches the codes of the last snapshot listing (see classify).
 	codes atomic.Pointer[codeCache]
 
@@ -127,6 +129,10 @@ func (m *Manager) Close() {
 		m.base = nil
 	}
 }
+
+// Builds returns the number of indexes this manager built (not mapped from
+// an earlier or another server's build).
+func (m *Manager) Builds() int { return int(m.builds.Load()) }
 
 // Ready reports whether an index is mapped.
 func (m *Manager) Ready() bool {
@@ -412,7 +418,6 @@ func (m *Manager) build(pace *pacer) {
 		m.swap(ix)
 		return
 	}
-	start := time.Now()
 	paths, err := m.listRoot()
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
@@ -420,7 +425,7 @@ func (m *Manager) build(pace *pacer) {
 		}
 		return
 	}
-	resumed, err := build(m.ctx, m.opts.Root, m.dir, paths, pace)
+	_, err = build(m.ctx, m.opts.Root, m.dir, paths, pace)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return
@@ -437,8 +442,7 @@ func (m *Manager) build(pace *pacer) {
 	// The builder's buffers are garbage now: give the pages back, so a
 	// serving process keeps only the mapped index.
 	debug.FreeOSMemory()
-	m.logf("contentindex %s: indexed %d files (%d MB of text; resumed at file %d) in %s, index %d MB at %s",
-		m.opts.Root, ix.NumDocs(), ix.TextBytes()>>20, resumed, time.Since(start).Round(time.Millisecond), ix.SizeBytes()>>20, m.dir)
+	m.builds.Add(1)
 }
 
 // lock takes the directory's build lock, polling while another process

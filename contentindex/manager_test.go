@@ -202,7 +202,8 @@ func TestSharedBetweenProcesses(t *testing.T) {
 	}
 	all := outs[0].String() + outs[1].String()
 	require.Equal(t, 2, strings.Count(all, "HELPER READY"), all)
-	require.Equal(t, 1, strings.Count(all, "indexed "), "one process built the index:\n%s", all)
+	require.Equal(t, 1, strings.Count(all, "HELPER BUILT 1"), "one process built the index:\n%s", all)
+	require.Equal(t, 1, strings.Count(all, "HELPER BUILT 0"), "the other mapped it:\n%s", all)
 }
 
 // TestHelperServer is the helper process of TestSharedBetweenProcesses.
@@ -223,6 +224,7 @@ func TestHelperServer(t *testing.T) {
 	}
 	if mgr.Ready() {
 		fmt.Println("HELPER READY")
+		fmt.Printf("HELPER BUILT %d\n", mgr.Builds())
 	}
 }
 
@@ -242,5 +244,6 @@ func TestReopenMapsWithoutRebuild(t *testing.T) {
 	second.Candidates(q, tr.files()) // most likely before the worker mapped the index
 	second.settle()
 	require.True(t, second.Ready())
-	require.Zero(t, log.count("indexed "), "no second build: %q", log.lines)
+	require.Zero(t, second.Builds(), "no second build")
+	require.Equal(t, 1, first.Builds())
 }

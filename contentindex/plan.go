@@ -16,6 +16,9 @@ import (
 // text the pattern matches satisfies the query. A pattern with no usable
 // trigram yields a query whose Op is OpAll.
 func Plan(pattern string, caseInsensitive, multiline bool) (*Query, error) {
+	if len(pattern) > limits.IndexMaxPatternBytes {
+		return allQuery, nil
+	}
 	flags := "m"
 	if caseInsensitive {
 		flags += "i"

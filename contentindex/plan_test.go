@@ -3,10 +3,12 @@ package contentindex
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/search"
 )
 
@@ -101,4 +103,18 @@ func FuzzPlanSuperset(f *testing.F) {
 		}
 		checkSuperset(t, pattern, ci, ml, text)
 	})
+}
+
+// TestPlanBoundsHugePatterns: a huge pattern (conformance sends 1 MB of
+// alternations) plans to match-all at once, and a long literal to at most
+// limits.IndexMaxQueryTerms terms (before the bounds: minutes, quadratic).
+func TestPlanBoundsHugePatterns(t *testing.T) {
+	q, err := Plan(strings.Repeat("(a|b)", 200000)+"z", false, false)
+	require.NoError(t, err)
+	require.Equal(t, OpAll, q.Op)
+	q, err = Plan(strings.Repeat("abcdefgh", limits.IndexMaxPatternBytes/8), true, false)
+	require.NoError(t, err)
+	require.Equal(t, OpAnd, q.Op)
+	require.LessOrEqual(t, len(q.Tri)+len(q.Sub), limits.IndexMaxQueryTerms)
+	checkSuperset(t, strings.Repeat("abcdefgh", 100), false, false, []byte(strings.Repeat("abcdefgh", 100)))
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Op is the kind of a Query node.
@@ -102,6 +104,14 @@ func combine(op Op, a, b *Query) *Query {
 	}
 	slices.Sort(r.Tri)
 	r.Tri = slices.Compact(r.Tri)
+	if len(r.Tri)+len(r.Sub) > limits.IndexMaxQueryTerms {
+		if op == OpOr {
+			return allQuery // dropping an alternative would drop its matches
+		}
+		// Fewer conjuncts: a weaker query, still implied by every match.
+		r.Tri = r.Tri[:min(len(r.Tri), limits.IndexMaxQueryTerms)]
+		r.Sub = r.Sub[:min(len(r.Sub), limits.IndexMaxQueryTerms-len(r.Tri))]
+	}
 	return r
 }
 

@@ -38,7 +38,13 @@ const (
 	// string sets the query planner tracks per regexp node; past them it
 	// keeps the trigrams it has and forgets the strings, so the query stays
 	// small and is still implied by every match.
-	IndexMaxExactSet   = 16
-	IndexMaxAffixSet   = 32
-	IndexMaxClassRunes = 16
+	IndexMaxExactSet = 16
+	// IndexMaxQueryTerms bounds the terms of one AND or OR of a planned
+	// query: an AND keeps that many (a weaker query), a larger OR matches
+	// everything; IndexMaxPatternBytes is the longest pattern planned at
+	// all (longer ones search every file).
+	IndexMaxQueryTerms   = 64
+	IndexMaxPatternBytes = 4 * KB
+	IndexMaxAffixSet     = 32
+	IndexMaxClassRunes   = 16
 )

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/contentindex"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // The content index rows (issue 15): a fresh server per tree with its own
@@ -142,28 +144,29 @@ func (b *bench) indexed(t indexTree) (*indexedServer, error) {
 	t0 := time.Now()
 	// A grep of one small file starts the build of the whole root and
 	// costs nothing itself.
-	// The same grep, repeated, lets the server write the log line that
-	// says the index is built (its worker never writes the log itself).
-	kick := map[string]any{"pattern": "zq_kick_zq", "path": firstFile(dir)}
+	if _, _, err := s.call("tools/grep", map[string]any{"pattern": "zq_kick_zq", "path": firstFile(dir)}); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(b.log, "  building the content index of %s (one throttled worker)…\n", dir)
-	for !strings.Contains(s.stderr.String(), "contentindex "+dir+": indexed ") {
+	idx := filepath.Join(contentindex.Dir(data, dir), "index")
+	for {
+		if _, err := os.Stat(idx); err == nil {
+			break
+		}
 		if strings.Contains(s.stderr.String(), "no content index") || time.Since(t0) > indexBuildWait {
 			return nil, fmt.Errorf("index of %s not built: %s", dir, s.stderr)
-		}
-		if _, _, err := s.call("tools/grep", kick); err != nil {
-			return nil, err
 		}
 		time.Sleep(indexPoll)
 	}
 	is.buildWall = time.Since(t0)
 	cpu1, _ := procCPU(s.pid())
 	is.buildCPU = cpu1 - cpu0
+	time.Sleep(time.Second) // the server maps the file right after the rename
 	is.builderHWM, _ = procStatusBytes(s.pid(), "VmHWM")
-	idx := filepath.Join(contentindex.Dir(data, dir), "index")
 	if fi, err := os.Stat(idx); err == nil {
 		is.indexBytes = fi.Size()
 	}
-	is.textBytes, is.files = logFigures(s.stderr.String())
+	is.textBytes, is.files = indexFigures(dir)
 	// The scan path: a server whose dataDir cannot hold an index.
 	blocked := filepath.Join(data, "not-a-dir")
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
@@ -186,16 +189,21 @@ func firstFile(dir string) string {
 	return dir
 }
 
-// logFigures reads the text size and file count from the server's
-// "indexed N files (M MB of text…" log line.
-func logFigures(log string) (textBytes int64, files int) {
-	i := strings.LastIndex(log, ": indexed ")
-	if i < 0 {
+// indexFigures returns the bytes and number of the files the index of dir
+// holds as text: the regular files a grep of dir lists, up to
+// limits.IndexMaxFileBytes (binary files included: a close upper bound).
+func indexFigures(dir string) (textBytes int64, files int) {
+	list, err := walk.Walk(context.Background(), walk.Options{Start: dir, Boundary: dir})
+	if err != nil {
 		return 0, 0
 	}
-	var mb int64
-	_, _ = fmt.Sscanf(log[i:], ": indexed %d files (%d MB of text", &files, &mb)
-	return mb << 20, files
+	for _, f := range list {
+		if f.Size <= limits.IndexMaxFileBytes && !walk.IsBinaryName(f.Abs) {
+			textBytes += f.Size
+			files++
+		}
+	}
+	return textBytes, files
 }
 
 // procCPU returns a process's user+system CPU time.
