@@ -33,6 +33,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	}
+	raiseShellLevel()
 	// Garbage, not live data, is what would make 64 output-heavy calls cost
 	// hundreds of MB. An explicit GOMEMLIMIT wins.
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -541,7 +542,7 @@ func TestBash_SpillDirsAcrossServers(t *testing.T) {
 	require.NotNil(t, rb.StdoutInfo.Spill)
 	require.FileExists(t, *ra.StdoutInfo.Spill, "a live server's spills survive another's start-up")
 
-	require.NoError(t, a.cmd.Process.Kill()) // a crashes
+	require.NoError(t, syscall.Kill(a.pid(), syscall.SIGKILL)) // a crashes
 	a.waitExit(t)
 	start(t, withDataDir(data), withSessionID("c"))
 	require.NoDirExists(t, a.ScratchDir, "a crashed server's dir is swept by the next")
@@ -552,7 +553,7 @@ func TestBash_SpillDirsAcrossServers(t *testing.T) {
 
 	d := start(t, withDataDir(data), withSessionID("d"))
 	rd := callBash(t, d, map[string]any{"command": "seq 10000"})
-	require.NoError(t, d.cmd.Process.Kill())
+	require.NoError(t, syscall.Kill(d.pid(), syscall.SIGKILL))
 	d.waitExit(t)
 	start(t, withDataDir(data), withSessionID("d"))
 	require.FileExists(t, *rd.StdoutInfo.Spill, "a restarted server with the same sessionId keeps its dir")

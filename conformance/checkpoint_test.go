@@ -142,7 +142,7 @@ func TestCriterion14_BatchCompactsAndSurvivesRestart(t *testing.T) {
 	require.Equal(t, string(raw), string(onDisk), "the reply is the persisted checkpoint")
 
 	require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
-	require.Equal(t, -int(syscall.SIGKILL), s.waitExit(t))
+	require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 
 	s2 := start(t, withDataDir(dataDir), withSessionID(sessionID))
 	loaded := s2.call(t, "context/load", map[string]any{"checkpointId": "turn-7.a"})

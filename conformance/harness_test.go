@@ -185,7 +185,7 @@ func start(t testing.TB, opts ...option) *server {
 	}
 	s.cmd = exec.Command(bin, o.args...)
 	s.cmd.Dir = o.root
-	s.cmd.Env = append(os.Environ(), o.env...)
+	s.cmd.Env = append(append(os.Environ(), o.env...), transportEnvFor(o.env)...)
 	s.cmd.Stderr = s.stderr
 	var err error
 	s.stdin, err = s.cmd.StdinPipe()
@@ -466,8 +466,14 @@ func (s *server) frames() []*frame {
 	return append([]*frame(nil), s.got...)
 }
 
-// pid returns the server's process id.
-func (s *server) pid() int { return s.cmd.Process.Pid }
+// pid returns the server's process id (the remote server's when the suite
+// runs through a transport, see remote_test.go).
+func (s *server) pid() int {
+	if p := remotePID(s); p > 0 {
+		return p
+	}
+	return s.cmd.Process.Pid
+}
 
 // waitExit waits for the server process to exit and returns its status.
 func (s *server) waitExit(t testing.TB) int {

@@ -86,9 +86,9 @@ func TestSurvivors_ServerSIGKILLed(t *testing.T) {
 					})
 				}
 				killed := time.Now()
-				require.NoError(t, s.cmd.Process.Kill())
+				require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
 				took := untilNoneMarked(t, mark, killed)
-				require.Equal(t, -9, s.waitExit(t))
+				require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 				t.Logf("%s: every process of the call gone %v after the server's SIGKILL", name, took.Round(100*time.Microsecond))
 			})
 		}
@@ -130,13 +130,13 @@ func TestSurvivors_NextServerSweeps(t *testing.T) {
 				return len(m) >= 3 && guardian != 0, fmt.Sprint(m)
 			})
 			requireKillMode(t, mode, s.pid(), marked(mark)[0].pid)
-			require.NoError(t, s.cmd.Process.Signal(syscall.SIGSTOP))
+			require.NoError(t, syscall.Kill(s.pid(), syscall.SIGSTOP))
 			g, err := os.FindProcess(guardian)
 			require.NoError(t, err)
 			require.NoError(t, g.Kill())
 			eventually(t, "the guardian is gone", func() (bool, string) { return !alive(guardian), "" })
-			require.NoError(t, s.cmd.Process.Kill())
-			require.Equal(t, -9, s.waitExit(t))
+			require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
+			require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 			time.Sleep(50 * time.Millisecond) // not a speed assertion: survivors would still be there
 			require.GreaterOrEqual(t, len(marked(mark)), 2, "the setup must leave survivors for the next server")
 

@@ -212,6 +212,7 @@ type initializeResult struct {
 	Capabilities map[string]any   `json:"capabilities"`
 	ServerInfo   serverInfo       `json:"serverInfo"`
 	Limits       map[string]int64 `json:"limits"`
+	Roots        []string         `json:"roots"` // resolved workspace roots; relative paths resolve against the first
 	ScratchDir   string           `json:"scratchDir"`
 }
 
@@ -238,6 +239,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
 		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},
 		Limits:       limits.Table(),
+		Roots:        s.Roots.Workspace(),
 		ScratchDir:   s.Scratch.Path(),
 	}, nil
 }

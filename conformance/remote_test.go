@@ -1,0 +1,264 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Remote workspaces (issue 19, SPEC §12 "Remote"): the suite through a real
+// sshd. The sshd listens on 127.0.0.1, so the "remote" processes share this
+// machine's /proc and file system: a test can see the remote server and its
+// call trees, which is what makes host death across the transport checkable.
+
+// transportEnv is set to "ssh" in the environment of the suite that
+// TestRemote_SuiteOverSSH re-runs with -bin pointing at the ssh wrapper.
+const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
+
+// sshExceptions are the tests the re-run through ssh leaves out, each for a
+// reason of the transport, not of the server (README "Remote workspaces"):
+//   - TestRemote_: they start their own sshd; the re-run must not recurse.
+//   - TestHostile_UnreadableFiles runs the binary under setpriv as nobody;
+//     through ssh that runs the ssh client as nobody, who cannot read the
+//     root-owned key. Over ssh the remote user is whoever logs in, which is
+//     the ssh setup's business, not the server's.
+//   - TestEnding_HostStopsReading watches the local process exit while the
+//     host leaves its stdout unread. Through ssh that process is the ssh
+//     client, which holds the output it has buffered until someone reads it
+//     (and, SIGTERMed, exits 255): it tests ssh, not the server. The remote
+//     server's side of it is TestRemote_HostStopsReadingOverSSH.
+var sshExceptions = []string{
+	"TestRemote_",
+	"TestHostile_UnreadableFiles$",
+	"TestEnding_HostStopsReading$",
+}
+
+// killedStatus is the status waitExit reports for a server killed by sig:
+// -sig for a local process; ssh reports a remote death by signal as 255.
+func killedStatus(sig syscall.Signal) int {
+	if os.Getenv(transportEnv) == "ssh" {
+		return 255
+	}
+	return -int(sig)
+}
+
+// forwardEnv names, in the server's environment, the variables a test set
+// for its server (withEnv), so a transport wrapper can pass them on: ssh
+// forwards no environment, and a host that wants a remote variable puts it
+// on the remote command line.
+const forwardEnv = "TOOLRPC_CONFORMANCE_ENV"
+
+// reportPIDEnv=1 asks a transport wrapper to report the remote server's pid
+// on stderr (remotePIDLine) before anything else. Only the harness's own
+// servers ask: hosts like the Node and TypeScript ones show stderr as it is.
+const reportPIDEnv = "TOOLRPC_CONFORMANCE_PID"
+
+// transportEnvFor is what start() adds to a server's environment for a
+// transport wrapper: forwardEnv=NAME NAME… for the given KEY=VALUE pairs, and
+// reportPIDEnv=1. A server run directly ignores both.
+func transportEnvFor(kv []string) []string {
+	names := make([]string, 0, len(kv))
+	for _, e := range kv {
+		name, _, _ := strings.Cut(e, "=")
+		names = append(names, name)
+	}
+	return []string{forwardEnv + "=" + strings.Join(names, " "), reportPIDEnv + "=1"}
+}
+
+// helperTests skip unless a parent test runs them as a helper process.
+var helperTests = regexp.MustCompile(`^TestHostDeathHelper$`)
+
+// remotePID returns the remote server's pid when the suite runs through a
+// transport, else 0 (pid() then uses the local process).
+func remotePID(s *server) int {
+	if os.Getenv(transportEnv) == "" {
+		return 0
+	}
+	return waitRemotePID(s, replyWait)
+}
+
+// waitRemotePID waits for the wrapper's remote shell to report the pid it
+// execs the server with (stderr travels apart from stdout, so it can trail
+// the first reply). 0 when the wrapper never said.
+func waitRemotePID(s *server, d time.Duration) int {
+	deadline := time.Now().Add(d)
+	for {
+		for _, line := range strings.Split(s.stderr.String(), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), remotePIDLine); ok {
+				if p, err := strconv.Atoi(v); err == nil {
+					return p
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var plainBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// plainServer returns a server binary built without the race detector for
+// the runs through ssh (the race-built suite already ran every test locally;
+// through ssh the transport is under test). A binary given with -bin or
+// $TOOLRPC_BIN is used as it is.
+func plainServer(t testing.TB) string {
+	t.Helper()
+	if !raceBuilt || *binFlag != "" || os.Getenv("TOOLRPC_BIN") != "" {
+		return bin
+	}
+	plainBuild.once.Do(func() {
+		// In the dir TestMain made for its server symlink, which it removes.
+		plainBuild.path = filepath.Join(filepath.Dir(bin), "toolrpc-norace")
+		out, err := exec.Command("go", "build", "-o", plainBuild.path, "github.com/toolrpc/toolrpc/cmd/toolrpc").CombinedOutput()
+		if err != nil {
+			plainBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, plainBuild.err)
+	return plainBuild.path
+}
+
+// useBin makes start() spawn path for the rest of the test.
+func useBin(t testing.TB, path string) {
+	saved := bin
+	bin = path
+	t.Cleanup(func() { bin = saved })
+}
+
+// TestRemote_SuiteOverSSH re-runs this test binary — the whole suite — with
+// -bin pointing at a wrapper that runs the server through a real sshd
+// (`ssh -T … 'cd ROOT && exec toolrpc'`), and requires every test it lists
+// to pass, except sshExceptions. The server is built without -race there.
+func TestRemote_SuiteOverSSH(t *testing.T) {
+	d := startSSHD(t)
+	wrapper := d.writeWrapper(t, plainServer(t), wrapper{})
+	want := listTests(t)
+	skip := "^(" + strings.Join(sshExceptions, "|") + ")"
+	args := []string{"-test.count=1", "-test.v", "-test.timeout=40m", "-test.skip=" + skip, "-bin=" + wrapper}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), transportEnv+"=ssh")
+	// The child's lines go to this test's output too (seen with -v, or when
+	// the package fails), prefixed so no tool takes them for this binary's.
+	var out bytes.Buffer
+	pw := &prefixWriter{prefix: "ssh| "}
+	cmd.Stdout = io.MultiWriter(&out, pw)
+	cmd.Stderr = cmd.Stdout
+	began := time.Now()
+	runErr := cmd.Run()
+	took := time.Since(began)
+	results := topLevelResults(out.String())
+	var missing, failed, skipped, ran []string
+	for _, name := range want {
+		if regexp.MustCompile(skip).MatchString(name) {
+			continue
+		}
+		ran = append(ran, name)
+		switch r := results[name]; {
+		case r == "":
+			missing = append(missing, name)
+		case r == "FAIL":
+			failed = append(failed, name)
+		case r == "SKIP" && !helperTests.MatchString(name):
+			skipped = append(skipped, name)
+		}
+	}
+	if runErr != nil || len(missing)+len(failed)+len(skipped) > 0 {
+		t.Fatalf("suite through ssh: %v; failed %v, skipped %v, no result %v\n%s", runErr, failed, skipped, missing, tail(out.String(), 20000))
+	}
+	t.Logf("%d tests passed through ssh in %v (left out: %v)", len(ran), took.Round(time.Second), sshExceptions)
+}
+
+// listTests lists the top-level tests of this binary.
+func listTests(t *testing.T) []string {
+	out, err := exec.Command(os.Args[0], "-test.list", "^Test").Output()
+	require.NoError(t, err)
+	var names []string
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, "Test") {
+			names = append(names, l)
+		}
+	}
+	sort.Strings(names)
+	require.NotEmpty(t, names)
+	return names
+}
+
+// topLevelResults maps each top-level test of a -test.v run to PASS, FAIL or
+// SKIP.
+func topLevelResults(out string) map[string]string {
+	res := map[string]string{}
+	re := regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+)`)
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			res[m[2]] = m[1]
+		}
+	}
+	return res
+}
+
+// prefixWriter writes whole lines to stdout, each prefixed.
+type prefixWriter struct {
+	prefix string
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		fmt.Fprintf(os.Stdout, "%s%s\n", w.prefix, w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// TestRemote_ToolShellSkipsBashrcUnderSSH starts the server with the
+// environment `ssh host toolrpc` gives it — SSH_CLIENT set and SHLVL=0 (the
+// login shell's exec lowers it) — and a HOME whose .bashrc prints a marker.
+// Debian's bash sources ~/.bashrc in a non-interactive top-level shell run
+// by sshd, so every tools/bash call would print the marker (and run
+// whatever the user's bashrc runs) remotely but not locally. It must not.
+func TestRemote_ToolShellSkipsBashrcUnderSSH(t *testing.T) {
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".bashrc"), []byte("echo BASHRC-SOURCED\n"), 0o644))
+	// The oracle: bash itself, in the same environment, does source it.
+	probe := exec.Command("bash", "-c", "true")
+	probe.Env = append(os.Environ(), "HOME="+home, "SSH_CLIENT=127.0.0.1 40000 22", "SHLVL=0")
+	out, err := probe.Output()
+	require.NoError(t, err)
+	require.Equal(t, "BASHRC-SOURCED\n", string(out), "this bash does not source ~/.bashrc under sshd; the test cannot fail")
+
+	s := start(t, withEnv("HOME="+home, "SSH_CLIENT=127.0.0.1 40000 22", "SHLVL=0"))
+	r := decode[bashRes](t, s.call(t, "tools/bash", map[string]any{"command": "echo ok"}))
+	require.Equal(t, "ok\n", r.Stdout)
+}
