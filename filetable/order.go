@@ -123,6 +123,38 @@ func (l *listing) At(i int) walk.File {
 	return walk.File{Abs: s, Rel: s[len(l.start)+1:], ModTime: e.mtime, Size: e.size}
 }
 
+// AppendAbs appends the i-th file's absolute path to dst without building
+// the file, so a content index can drop files it rules out for free
+// (contentindex.AbsAppender).
+func (l *listing) AppendAbs(dst []byte, i int) []byte {
+	e := &l.es[i]
+	return l.appendRel(append(append(dst, l.start...), '/'), e.d.path, e.name)
+}
+
+// SnapshotKey identifies the snapshot the listing reads
+// (contentindex.Snapshotter): listings of the same cached order, from the
+// same start, have equal keys, and a changed table makes a new order. The
+// key holds the order's array, so its address is not reused while a key
+// lives.
+func (l *listing) SnapshotKey() any {
+	if len(l.es) == 0 {
+		return nil
+	}
+	return snapshotKey{first: &l.es[0], n: len(l.es), start: l.start}
+}
+
+type snapshotKey struct {
+	first *entry
+	n     int
+	start string
+}
+
+// Identity returns the i-th file's size and modification time (ns).
+func (l *listing) Identity(i int) (size, mtime int64) {
+	e := &l.es[i]
+	return e.size, e.mtime
+}
+
 // appendRel appends the path below start of the file name in the
 // directory dir (a path below the root).
 func (l *listing) appendRel(buf []byte, dir, name string) []byte {

@@ -65,8 +65,10 @@ func TestGrepGlobTableMatchesCold(t *testing.T) {
 	warm, err := NewSession(Config{Root: root, DataDir: t.TempDir(), SessionID: "warm"}, &protocol.InitializeParams{})
 	require.NoError(t, err)
 	t.Cleanup(warm.Files.Close)
+	t.Cleanup(warm.Index.Close)
 	cold, err := NewSession(Config{Root: root, DataDir: t.TempDir(), SessionID: "cold"}, &protocol.InitializeParams{})
 	require.NoError(t, err)
+	t.Cleanup(cold.Index.Close)
 	cold.Files.Close()
 	cold.Files = nil
 	seed := time.Now().UnixNano()

@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 var grepChunkBytes = limits.SearchChunkBytes // tests shorten it
@@ -113,6 +115,11 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	q.List = s.Files.Walk
+	if rp.Root == roots.Workspace {
+		q.Narrow = func(files walk.Files) walk.Files {
+			return s.Index.Narrow(rp.RootDir, *p.Pattern, p.CaseInsensitive, p.Multiline, files)
+		}
+	}
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)

@@ -26,6 +26,7 @@ func BenchmarkGrepGoals(b *testing.B) {
 	}
 	s, err := NewSession(Config{Root: root, DataDir: b.TempDir(), SessionID: "grep-goals"}, &protocol.InitializeParams{})
 	require.NoError(b, err)
+	b.Cleanup(s.Index.Close)
 	for _, tc := range []struct{ name, params string }{
 		{"count", `{"pattern":"func main","outputMode":"count","headLimit":100000}`},
 		{"files", `{"pattern":"sync\\.Once","headLimit":100000}`},

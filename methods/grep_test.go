@@ -23,6 +23,7 @@ func grepTestSession(t testing.TB) *Session {
 	s, err := NewSession(Config{Root: t.TempDir(), DataDir: t.TempDir(), SessionID: "grep-test"},
 		&protocol.InitializeParams{})
 	require.NoError(t, err)
+	t.Cleanup(s.Index.Close) // before the temporary dirs go: the index worker writes there
 	return s
 }
 
@@ -338,6 +339,7 @@ func BenchmarkGrepCorpus(b *testing.B) {
 	}
 	s, err := NewSession(Config{Root: root, DataDir: b.TempDir(), SessionID: "grep-bench"}, &protocol.InitializeParams{})
 	require.NoError(b, err)
+	b.Cleanup(s.Index.Close)
 	for _, tc := range []struct{ name, params string }{
 		{"count", `{"pattern":"func main","outputMode":"count","headLimit":100000}`},
 		{"fold", `{"pattern":"readfull","caseInsensitive":true,"outputMode":"content","headLimit":100000}`},

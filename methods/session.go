@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/checkpoint"
+	"github.com/toolrpc/toolrpc/contentindex"
 	"github.com/toolrpc/toolrpc/filetable"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
@@ -58,6 +59,9 @@ type Session struct {
 	Lines *lineindex.Cache
 	// Locks serialises tools/edit and tools/write on one file.
 	Locks *lineedit.Locks
+	// Index holds the content indexes grep narrows its files with, one per
+	// workspace root; nil searches without (tests).
+	Index *contentindex.Set
 	// Files keeps the resident file tables of the workspace roots that grep
 	// and glob list from; Shutdown closes it.
 	Files *filetable.Set
@@ -133,6 +137,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
+		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
 		Files: filetable.NewSet(r.Workspace(), log.Printf),
 	}, nil
 }
@@ -274,6 +279,9 @@ func (t *Toolbox) Shutdown() {
 	if s == nil {
 		return
 	}
-	s.Files.Close()
-	_ = s.Scratch.Remove()
+	CloseSession(s)
 }
+
+// indexCPUPercent is the content index builder's share of a core (0: the
+// limits default); tests raise it.
+var indexCPUPercent = 0

@@ -35,6 +35,9 @@ type Query struct {
 	HeadLimit, Offset int
 	// ChunkBytes is how much of a file is searched at once.
 	ChunkBytes int
+	// Narrow, when set, drops listed files that cannot hold a match (a
+	// content index). It must keep, in order, every file that holds one.
+	Narrow func(walk.Files) walk.Files
 	// List lists the files to search as walk.Walk does; nil is walk.Walk.
 	// A resident file table (filetable.Set.Walk) answers without walking.
 	List Lister
@@ -119,6 +122,9 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 		return nil, err
 	}
 	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
+	if q.Narrow != nil {
+		files = q.Narrow(files)
+	}
 	return run(ctx, q, files, o, &collector{q: q, display: display, sources: sources, ignored: ignored})
 }
 

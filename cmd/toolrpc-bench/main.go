@@ -57,6 +57,7 @@ type config struct {
 	jsonFile, only             string
 	bigBytes, bashBytes        int64
 	nodePkgs                   int
+	indexLinux                 string // tree of the Linux content index rows ("" = none)
 }
 
 // Full and --quick sizes.
@@ -95,6 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.server, "server", "", "use this toolrpc binary instead of building one")
 	fs.StringVar(&c.goroot, "goroot", "/usr/local/go", "Go source tree searched by the grep and glob rows")
 	fs.StringVar(&c.linuxTar, "linux-tar", linuxTarDefault, "kernel source tarball the Linux rows extract and search (apt-get install "+linuxPackage+")")
+	fs.StringVar(&c.indexLinux, "index-linux", "", "extracted Linux source tree for the content index rows (default: the tree the Linux rows extract from --linux-tar)")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the rows as JSON to this file")
 	fs.StringVar(&c.only, "run", "", "measure only rows whose name matches this regexp (the others are listed as skipped)")
 	bigMB := fs.Int64("big-mb", fullBigMB, "size of the generated big text file in MB (10^6 bytes)")
@@ -227,8 +229,11 @@ type bench struct {
 	node    *nodeTree
 	linux   *linuxTree
 	servers map[string]*server // long-lived, by root
-	missing map[string]bool    // peer programs not installed
-	bashRSS int64              // peak RSS of the bash row's server, bytes
+	// indexServers hold, per tree name, the servers of the content index
+	// rows.
+	indexServers map[string]*indexedServer
+	missing      map[string]bool // peer programs not installed
+	bashRSS      int64           // peak RSS of the bash row's server, bytes
 	// bashReader holds the bash row's toolrpc samples and those of the
 	// pipeline piped into cat, measured in the same turns.
 	bashReader *Row
@@ -241,7 +246,7 @@ func newBench(c config, log io.Writer) (*bench, error) {
 	if err := prepareGoTree(c.goroot); err != nil {
 		return nil, err
 	}
-	b := &bench{cfg: c, log: log, servers: map[string]*server{}, missing: map[string]bool{}, bin: c.server}
+	b := &bench{cfg: c, log: log, servers: map[string]*server{}, indexServers: map[string]*indexedServer{}, missing: map[string]bool{}, bin: c.server}
 	for _, sc := range scenarios() {
 		for _, p := range sc.bins {
 			if !b.installed(p) {
@@ -363,6 +368,14 @@ func (b *bench) closeServers() string {
 		}
 	}
 	b.servers = map[string]*server{}
+	for _, is := range b.indexServers {
+		for _, s := range []*server{is.s, is.scan} {
+			if s != nil {
+				_ = s.close()
+			}
+		}
+	}
+	b.indexServers = map[string]*indexedServer{}
 	return strings.Join(parts, ", ")
 }
 

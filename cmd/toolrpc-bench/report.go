@@ -132,6 +132,10 @@ func figure(v float64, unit string) string {
 		return fmt.Sprintf("%.1f MB", v)
 	case "calls/s":
 		return fmt.Sprintf("%.0f calls/s", v)
+	case "s":
+		return fmt.Sprintf("%.2f s", v)
+	case "%":
+		return fmt.Sprintf("%.1f %%", v)
 	}
 	return fmt.Sprintf("%g %s", v, unit)
 }

@@ -155,7 +155,7 @@ func linuxRows(rg, fd func(...string) []string) []scenario {
 
 // moreRows are the rows after the Linux rows.
 func moreRows() []scenario {
-	return []scenario{
+	return append([]scenario{
 		{name: "read last page of the big file, cold", driven: drivenFreshPerCall, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.5},
 			peer: "wc -l", bins: []string{"wc"}, run: readCold},
 		{name: "read last page of the big file, warm", driven: drivenLongLived, unit: "ms", goal: goal{kind: valueBelow, limit: 5},
@@ -175,7 +175,7 @@ func moreRows() []scenario {
 		{name: "start-up to initialize reply", driven: drivenFresh, unit: "ms", run: startup},
 		{name: "harness self-check: `rg -c " + patCount + "` timed here vs by hyperfine", driven: "peer only", unit: "ms", goal: goal{kind: ratioWithin, lo: 0.8, limit: 1.25},
 			peer: "hyperfine -N", bins: []string{"rg", "hyperfine"}, run: hyperfineCheck},
-	}
+	}, indexScenarios()...)
 }
 
 // runPeer runs argv in dir and returns its wall time and stdout. rg's

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolrpc/toolrpc/contentindex"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// The content index rows (issue 15): a fresh server per tree with its own
+// dataDir builds the index (throttled, as in production), then every query
+// row runs against that server with the index ready, beside rg. The
+// no-literal row is compared with a server whose dataDir cannot hold an
+// index (the scan path).
+
+// indexTree is one tree the index rows search.
+type indexTree struct {
+	name    string // "Linux tree", "Go tree"
+	dir     func(*bench) (string, error)
+	literal string // a symbol in fewer than 100 files
+	regex   string // a regex with a required literal
+	noLit   string // a regex with no usable trigram
+	linux   bool   // the Linux rows' tree: needs the linux-source package
+}
+
+// indexedServer is a tree's server with its index built.
+type indexedServer struct {
+	s, scan               *server
+	buildWall, buildCPU   time.Duration
+	indexBytes, textBytes int64
+	idleRSS, builderHWM   int64
+	files                 int
+}
+
+// indexBuildWait bounds the wait for a build; it is not a speed goal.
+// indexPoll is how often the wait asks.
+const (
+	indexBuildWait = 30 * time.Minute
+	indexPoll      = 100 * time.Millisecond
+)
+
+func indexTrees() []indexTree {
+	return []indexTree{
+		{name: "Linux tree", linux: true, dir: func(b *bench) (string, error) {
+			if b.cfg.indexLinux != "" {
+				return b.cfg.indexLinux, nil
+			}
+			return linuxRoot(b)
+		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`},
+		{name: "Go tree", dir: func(b *bench) (string, error) { return b.cfg.goroot, nil },
+			literal: "nil pointer dereference", regex: `func \w+Locked\(`, noLit: `[0-9]{10}`},
+	}
+}
+
+// indexScenarios returns the index rows of every tree.
+func indexScenarios() []scenario {
+	rg := func(args ...string) []string { return append(append([]string(nil), rgArgs...), args...) }
+	var out []scenario
+	for _, t := range indexTrees() {
+		t := t
+		lit := regexpQuote(t.literal)
+		q := func(params map[string]any) func(*bench, *Row, *indexedServer) (map[string]any, error) {
+			return func(*bench, *Row, *indexedServer) (map[string]any, error) { return params, nil }
+		}
+		rows := []scenario{
+			{name: "content index build CPU (" + t.name + ")", driven: drivenFresh, unit: "s", goal: goal{kind: valueAtMost, limit: 60},
+				run: indexRow(t, indexBuildRow)},
+			{name: "content index size, % of the text indexed (" + t.name + ")", driven: drivenFresh, unit: "%", goal: goal{kind: valueAtMost, limit: limits.IndexQuotaPercent},
+				run: indexRow(t, indexSizeRow)},
+			{name: "content index builder peak RSS (" + t.name + ")", driven: drivenFresh, unit: "MB", goal: goal{kind: valueAtMost, limit: 128},
+				run: indexRow(t, indexBuilderRSSRow)},
+			{name: "indexed grep count `" + lit + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.05},
+				peer: "rg -c", bins: []string{"rg"},
+				run: indexVsPeer(t, q(map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", lit), checkCounts)},
+			{name: "indexed grep content `" + lit + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.05},
+				peer: "rg -n", bins: []string{"rg"},
+				run: indexVsPeer(t, q(map[string]any{"pattern": lit, "outputMode": "content", "headLimit": wideHeadLimit}), rg("-n", lit), checkContent)},
+			{name: "indexed grep -i count `" + lit + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.1},
+				peer: "rg -i -c", bins: []string{"rg"},
+				run: indexVsPeer(t, q(map[string]any{"pattern": lit, "outputMode": "count", "caseInsensitive": true, "headLimit": wideHeadLimit}), rg("-i", "-c", lit), checkCounts)},
+			{name: "indexed grep files `" + t.regex + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.1},
+				peer: "rg -l", bins: []string{"rg"},
+				run: indexVsPeer(t, q(map[string]any{"pattern": t.regex, "headLimit": wideHeadLimit}), rg("-l", t.regex), checkFiles)},
+			{name: "indexed grep no literal `" + t.noLit + "` count vs the scan path (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.05},
+				peer: "same server, no index",
+				run:  indexVsScan(t, map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit})},
+			{name: "indexed grep no literal `" + t.noLit + "` count vs rg (" + t.name + ")", driven: drivenLongLived, unit: "ms",
+				peer: "rg -c", bins: []string{"rg"},
+				run: indexVsPeer(t, q(map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", t.noLit), checkCounts)},
+			{name: "serving RSS over idle, index mapped (" + t.name + ")", driven: drivenLongLived, unit: "MB", goal: goal{kind: valueAtMost, limit: 64},
+				run: indexRow(t, indexServingRSSRow)},
+		}
+		for _, r := range rows {
+			if t.linux {
+				r.bins = append(r.bins, linuxPackage)
+				r.run = needsLinux(r.run)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func regexpQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `.`, `\.`, `(`, `\(`, `)`, `\)`, `[`, `\[`, `*`, `\*`, `+`, `\+`, `?`, `\?`, `{`, `\{`, `|`, `\|`, `^`, `\^`, `$`, `\$`)
+	return r.Replace(s)
+}
+
+// indexed returns tree t's server with its index built, starting it and
+// waiting for the build on first use.
+func (b *bench) indexed(t indexTree) (*indexedServer, error) {
+	if is := b.indexServers[t.name]; is != nil {
+		return is, nil
+	}
+	dir, err := t.dir(b)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.MkdirTemp(b.stateDir, "index-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := startServer(serverConfig{bin: b.bin, root: dir, dataDir: data})
+	if err != nil {
+		return nil, err
+	}
+	is := &indexedServer{s: s}
+	b.indexServers[t.name] = is
+	if is.idleRSS, err = procStatusBytes(s.pid(), "VmRSS"); err != nil {
+		return nil, err
+	}
+	cpu0, err := procCPU(s.pid())
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	// A grep of one small file starts the build of the whole root and
+	// costs nothing itself.
+	if _, _, err := s.call("tools/grep", map[string]any{"pattern": "zq_kick_zq", "path": firstFile(dir)}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(b.log, "  building the content index of %s (one throttled worker)…\n", dir)
+	idx := filepath.Join(contentindex.Dir(data, dir), "index")
+	for {
+		if _, err := os.Stat(idx); err == nil {
+			break
+		}
+		if strings.Contains(s.stderr.String(), "no content index") || time.Since(t0) > indexBuildWait {
+			return nil, fmt.Errorf("index of %s not built: %s", dir, s.stderr)
+		}
+		time.Sleep(indexPoll)
+	}
+	is.buildWall = time.Since(t0)
+	cpu1, _ := procCPU(s.pid())
+	is.buildCPU = cpu1 - cpu0
+	time.Sleep(time.Second) // the server maps the file right after the rename
+	is.builderHWM, _ = procStatusBytes(s.pid(), "VmHWM")
+	if fi, err := os.Stat(idx); err == nil {
+		is.indexBytes = fi.Size()
+	}
+	is.textBytes, is.files = indexFigures(dir)
+	// The scan path: a server whose dataDir cannot hold an index.
+	blocked := filepath.Join(data, "not-a-dir")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		return nil, err
+	}
+	if is.scan, err = startServer(serverConfig{bin: b.bin, root: dir, dataDir: filepath.Join(blocked, "data")}); err != nil {
+		return nil, err
+	}
+	return is, nil
+}
+
+// firstFile returns a regular file directly in dir (the build kick).
+func firstFile(dir string) string {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			return filepath.Join(dir, e.Name())
+		}
+	}
+	return dir
+}
+
+// indexFigures returns the bytes and number of the files the index of dir
+// holds as text: the regular files a grep of dir lists, up to
+// limits.IndexMaxFileBytes (binary files included: a close upper bound).
+func indexFigures(dir string) (textBytes int64, files int) {
+	list, err := walk.Walk(context.Background(), walk.Options{Start: dir, Boundary: dir})
+	if err != nil {
+		return 0, 0
+	}
+	for _, f := range list {
+		if f.Size <= limits.IndexMaxFileBytes && !walk.IsBinaryName(f.Abs) {
+			textBytes += f.Size
+			files++
+		}
+	}
+	return textBytes, files
+}
+
+// procCPU returns a process's user+system CPU time.
+func procCPU(pid int) (time.Duration, error) {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * time.Second / 100, nil // USER_HZ is 100 on Linux
+}
+
+// procStatusBytes returns a /proc/pid/status field (kB) in bytes.
+func procStatusBytes(pid int, field string) (int64, error) {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	kb, err := statusKB(st, field)
+	return kb * 1024, err
+}
+
+// indexedFor returns t's indexed server (nil with the error).
+func indexedFor(b *bench, _ *Row, t indexTree) (*indexedServer, error) {
+	return b.indexed(t)
+}
+
+// indexRow adapts a figure row of tree t.
+func indexRow(t indexTree, fill func(*indexedServer, *Row)) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		is, err := indexedFor(b, r, t)
+		if is == nil {
+			return err
+		}
+		fill(is, r)
+		r.Runs, r.measured = 1, true
+		return nil
+	}
+}
+
+func indexBuildRow(is *indexedServer, r *Row) {
+	r.ToolrpcValue = is.buildCPU.Seconds()
+	r.Note = fmt.Sprintf("%d files, %d MB of text; wall %.1f s at nice %d, paced to %d%% of one core",
+		is.files, is.textBytes>>20, is.buildWall.Seconds(), limits.IndexBuildNice, limits.IndexBuildCPUPercent)
+}
+
+func indexSizeRow(is *indexedServer, r *Row) {
+	if is.textBytes > 0 {
+		r.ToolrpcValue = 100 * float64(is.indexBytes) / float64(is.textBytes)
+	}
+	r.Note = fmt.Sprintf("index %.1f MB", float64(is.indexBytes)/(1<<20))
+}
+
+func indexBuilderRSSRow(is *indexedServer, r *Row) {
+	r.ToolrpcValue = float64(is.builderHWM) / (1 << 20)
+	r.Note = "VmHWM of a fresh server whose only work was the build"
+}
+
+func indexServingRSSRow(is *indexedServer, r *Row) {
+	rss, err := procStatusBytes(is.s.pid(), "VmRSS")
+	if err != nil {
+		r.Note = err.Error()
+		return
+	}
+	r.ToolrpcValue = float64(rss-is.idleRSS) / (1 << 20)
+	file, _ := procStatusBytes(is.s.pid(), "RssFile")
+	anon, _ := procStatusBytes(is.s.pid(), "RssAnon")
+	scan, _ := procStatusBytes(is.scan.pid(), "VmRSS")
+	mb := func(v int64) float64 { return float64(v) / (1 << 20) }
+	r.Note = fmt.Sprintf("VmRSS %.1f MB after the index rows (%.1f MB of it mapped index and binary pages, %.1f MB anonymous), %.1f MB idle before the build; "+
+		"the scan-path server after its greps: %.1f MB", mb(rss), mb(file), mb(anon), mb(is.idleRSS), mb(scan))
+}
+
+// indexVsPeer times a grep on t's indexed server against a peer command.
+func indexVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[string]any, error), argv []string, check func(json.RawMessage, []byte) string) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		is, err := indexedFor(b, r, t)
+		if is == nil {
+			return err
+		}
+		p, err := params(b, r, is)
+		if err != nil {
+			return err
+		}
+		dir, _ := t.dir(b)
+		return timeVsPeer(b, r, is.s, dir, "tools/grep", p, argv, func(res, out []byte) string { return check(res, out) })
+	}
+}
+
+// indexVsScan times a grep on t's indexed server against the same grep on
+// its scan-path server; both answers must be equal.
+func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		is, err := indexedFor(b, r, t)
+		if is == nil {
+			return err
+		}
+		var a, p []byte
+		as, ps, err := interleave(b.cfg.runs, func() (time.Duration, error) {
+			res, d, err := is.s.call("tools/grep", params)
+			a = res
+			return d, err
+		}, func() (time.Duration, error) {
+			res, d, err := is.scan.call("tools/grep", params)
+			p = res
+			return d, err
+		})
+		if err != nil {
+			return err
+		}
+		setFigures(r, as, ps)
+		if string(a) != string(p) {
+			r.Status = statusMissed
+			r.Note = "the indexed answer differs from the scan path's"
+		}
+		return nil
+	}
+}
+
+// timeVsPeer times a call on s against argv run in dir, interleaved, and
+// notes what check finds different.
+func timeVsPeer(b *bench, r *Row, s *server, dir, method string, params map[string]any, argv []string, check func([]byte, []byte) string) error {
+	var res, out []byte
+	a := func() (time.Duration, error) {
+		raw, d, err := s.call(method, params)
+		res = raw
+		return d, err
+	}
+	var p func() (time.Duration, error)
+	if b.peerReady(r) {
+		p = func() (time.Duration, error) {
+			d, o, err := runPeer(dir, argv)
+			out = o
+			return d, err
+		}
+	}
+	as, ps, err := interleave(b.cfg.runs, a, p)
+	if err != nil {
+		return err
+	}
+	setFigures(r, as, ps)
+	if p != nil && check != nil {
+		r.Note = check(res, out)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package conformance
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// indexWords make up the tree and the patterns: mixed case, a case partner
+// outside ASCII (K, U+212A), CRLF, bytes that are not UTF-8.
+var indexWords = []string{"foo", "Foo", "FOO", "bar", "pm_resume", "PM_RESUME", "Resume", "k", "K", "\u212a",
+	"\n", "\r\n", " ", "\t", "123", "\xff", "abc", "xyz", "func", "(", ")"}
+
+// indexBackstop bounds the wait for the index build of a tiny tree; it is
+// not a speed assertion.
+const indexBackstop = 2 * time.Minute
+
+// TestContentIndexEqualsScan (issue 15): a server whose content index is
+// built answers every grep byte for byte as a server that cannot keep an
+// index (its dataDir is not a directory), also right after a file is
+// edited.
+func TestContentIndexEqualsScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 15))
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	var names []string
+	for i := range 80 {
+		name := fmt.Sprintf("d%d/f%d.txt", i%6, i)
+		var b strings.Builder
+		for range 50 {
+			b.WriteString(indexWords[r.IntN(len(indexWords))])
+		}
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+		mt := old.Add(time.Duration(i) * time.Second)
+		require.NoError(t, os.Chtimes(p, mt, mt))
+		names = append(names, name)
+	}
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	indexed := start(t, withRoot(root))
+	scan := start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
+
+	// The first grep starts the build; the index file appears when it is
+	// done, and the server maps it at once. (Answers are equal either way:
+	// the wait only makes the index answer.)
+	indexed.call(t, "tools/grep", map[string]any{"pattern": "start_the_build"})
+	for deadline := time.Now().Add(indexBackstop); ; {
+		if m, _ := filepath.Glob(filepath.Join(indexed.DataDir, "index", "*", "index")); len(m) == 1 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the index of a tiny tree is built: %s", indexed.stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the mapping follows the rename
+	both := func(params map[string]any) string {
+		a, b := indexed.call(t, "tools/grep", params), scan.call(t, "tools/grep", params)
+		require.Equal(t, string(b), string(a), "params %v", params)
+		return string(a)
+	}
+	patterns := []string{`PM_RESUME`, `pm_resume`, `(?i)pm_resume`, `\bFoo\b`, `foo|bar`, `K[a-z]*`, `\x{212a}`,
+		`abc$`, `^func`, `[0-9]{3}`, `Resume\r`, `xyz\s+abc`, `f.o`}
+	for i, p := range patterns {
+		if i%4 == 3 {
+			name := names[r.IntN(len(names))]
+			marker := fmt.Sprintf("edited_%d", i)
+			require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte("x\n"+marker+"\n"), 0o644))
+			got := both(map[string]any{"pattern": marker, "outputMode": "content"})
+			require.Contains(t, got, filepath.ToSlash(name), "the edit is found at once")
+		}
+		for _, mode := range []string{"content", "filesWithMatches", "count"} {
+			both(map[string]any{"pattern": p, "outputMode": mode, "caseInsensitive": i%3 == 0, "headLimit": 7, "context": i % 2})
+		}
+	}
+	require.Contains(t, scan.stderr.String(), "no content index this session", "the scan server had no index")
+}

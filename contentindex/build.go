@@ -1,0 +1,203 @@
+package contentindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/atomicfile"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// File names inside an index directory.
+const (
+	indexName    = "index"    // the finished index
+	lockName     = "lock"     // flock'ed by the one process building
+	buildDirName = "build"    // runs of a build in progress (resumable)
+	manifestName = "manifest" // the paths a build indexes, one per line
+)
+
+// ErrQuota reports that an index would be larger than
+// limits.IndexQuotaPercent of the text it indexes.
+var ErrQuota = errors.New("index would exceed its disk quota")
+
+// maxDocs is the most files one index holds: a run stores a document id in
+// 24 bits beside its follower mask.
+const maxDocs = 1<<24 - 1
+
+// ErrTooManyFiles reports a root with more files than one index holds.
+var ErrTooManyFiles = errors.New("too many files for one index")
+
+// docRec is one document of a build.
+type docRec struct {
+	rel         string
+	size, mtime int64
+	flags       uint32
+}
+
+// builder writes an index of a fixed list of files, in runs of
+// limits.IndexRunPairs (trigram, document) pairs, then merges the runs.
+type builder struct {
+	root, dir string // the root and the index directory
+	build     string // dir/build
+	paths     []string
+	docs      []docRec
+	pairs     []uint64 // tri<<32 | doc of the current run
+	tmp       []uint64 // radix sort scratch
+	runLo     int      // first document of the current run
+	set       *triSet
+	buf       []byte
+	pace      *pacer
+	now       func() time.Time // tests set it
+}
+
+var runPairs = limits.IndexRunPairs // tests shorten it
+
+// build indexes paths (relative to root, in that order) into dir/index,
+// resuming a build of the same paths that an earlier process left in
+// dir/build. The caller holds dir/lock.
+func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (resumedAt int, err error) {
+	b := &builder{root: root, dir: dir, build: filepath.Join(dir, buildDirName), set: newTriSet(), pace: pace, now: time.Now}
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			_ = os.RemoveAll(b.build) // only a stopped build resumes
+		}
+	}()
+	if len(paths) > maxDocs {
+		return 0, fmt.Errorf("%d files: %w", len(paths), ErrTooManyFiles)
+	}
+	start, err := b.resume(paths)
+	if err != nil {
+		return 0, err
+	}
+	b.runLo = start
+	b.buf = make([]byte, 256*limits.KB)
+	b.pairs = make([]uint64, 0, runPairs+64*limits.KB)
+	for i := start; i < len(b.paths); i++ {
+		if err := ctx.Err(); err != nil {
+			return start, err
+		}
+		b.addFile(i)
+		if len(b.pairs) >= runPairs {
+			if err := b.flushRun(i + 1); err != nil {
+				return start, err
+			}
+		}
+	}
+	if err := b.flushRun(len(b.paths)); err != nil {
+		return start, err
+	}
+	if err := b.merge(); err != nil {
+		return start, err
+	}
+	return start, os.RemoveAll(b.build)
+}
+
+// resume starts a build of paths, or continues the one in dir/build when
+// it indexes the same paths; it returns the first document left to index.
+func (b *builder) resume(paths []string) (int, error) {
+	manifest := filepath.Join(b.build, manifestName)
+	want := b.root + "\n" + strings.Join(paths, "\n")
+	if old, err := os.ReadFile(manifest); err == nil && string(old) == want {
+		b.paths = paths
+		b.docs = make([]docRec, len(paths))
+		for i, p := range paths {
+			b.docs[i].rel = p
+		}
+		runs, err := b.runs()
+		if err == nil {
+			next := 0
+			for _, r := range runs {
+				if r.lo != next || b.readRunDocs(r) != nil {
+					break
+				}
+				next = r.hi
+			}
+			b.dropRunsFrom(next)
+			return next, nil
+		}
+	}
+	if err := os.RemoveAll(b.build); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(b.build, 0o700); err != nil {
+		return 0, err
+	}
+	if err := atomicfile.WriteFile(manifest, []byte(want), 0o600); err != nil {
+		return 0, err
+	}
+	b.paths = paths
+	b.docs = make([]docRec, len(paths))
+	for i, p := range paths {
+		b.docs[i].rel = p
+	}
+	return 0, nil
+}
+
+// addFile reads document i and adds its trigrams to the run.
+func (b *builder) addFile(i int) {
+	defer b.pace.tick()
+	d := &b.docs[i]
+	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now())
+	if d.flags&docIndexed == 0 {
+		return
+	}
+	for _, t := range b.set.Sorted() {
+		b.pairs = append(b.pairs, uint64(t)<<32|uint64(b.set.Mask(t))<<24|uint64(i))
+	}
+}
+
+// scanFile reads the file at abs into set (after a Reset) and returns what
+// an index records of it. Binary files (SPEC §4), files larger than
+// limits.IndexMaxFileBytes, files that change while read and files whose
+// mtime lies within limits.IndexRacyWindow of now are not marked indexed:
+// grep always reads them.
+func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime int64, flags uint32) {
+	set.Reset()
+	if walk.IsBinaryName(abs) {
+		return 0, 0, docBinary
+	}
+	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, 0
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, 0, 0
+	}
+	size, mtime = st.Size, st.Mtim.Nano()
+	if size > limits.IndexMaxFileBytes {
+		return size, mtime, 0
+	}
+	left := size
+	for first := true; left > 0; first = false {
+		n, err := unix.Read(fd, buf[:min(int64(len(buf)), left)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			break
+		}
+		if first {
+			if bin, _ := walk.Sniff(buf[:min(n, limits.SniffBytes)], size <= limits.SniffBytes); bin {
+				return size, mtime, docBinary
+			}
+		}
+		set.Add(buf[:n])
+		left -= int64(n)
+	}
+	var after unix.Stat_t
+	if left != 0 || unix.Fstat(fd, &after) != nil || after.Size != size || after.Mtim.Nano() != mtime ||
+		now.Sub(time.Unix(0, mtime)) < limits.IndexRacyWindow {
+		return size, mtime, 0
+	}
+	return size, mtime, docIndexed
+}

@@ -1,0 +1,90 @@
+package contentindex
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestListRoundTrip: every list encoding answers, for every term, exactly
+// the documents whose masks allow it.
+func TestListRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for range 300 {
+		ndocs := 1 + r.IntN(3000)
+		var ids []uint32
+		var masks []uint8
+		density := r.Float64()
+		for id := range ndocs {
+			if r.Float64() < density {
+				ids = append(ids, uint32(id))
+				masks = append(masks, uint8(r.IntN(256)))
+			}
+		}
+		data := encodeList(nil, ids, masks, ndocs)
+		withMasks := len(ids)*masksFrom >= ndocs
+		for f := range 9 {
+			tm := pack('a', 'b', 'c') | uint32(f)<<followShift
+			got := make([]uint64, (ndocs+63)/64)
+			require.NoError(t, matchList(got, data, len(ids), ndocs, tm))
+			for k, id := range ids {
+				want := !withMasks || termAllows(tm, masks[k])
+				require.Equal(t, want, has(got, id), "doc %d of %d, follower %d", id, ndocs, f)
+			}
+			for id := range ndocs {
+				if _, in := slices.BinarySearch(ids, uint32(id)); !in {
+					require.False(t, has(got, uint32(id)), "doc %d is not in the list", id)
+				}
+			}
+		}
+	}
+}
+
+// FuzzIndexFile: a damaged index file is refused or answered, never a
+// crash.
+func FuzzIndexFile(f *testing.F) {
+	root, err := filepath.EvalSymlinks(f.TempDir())
+	require.NoError(f, err)
+	for i, text := range []string{"foo bar baz\n", "PM_RESUME pm_runtime\n", "\xff\x00binary"} {
+		p := filepath.Join(root, string(rune('a'+i))+".txt")
+		require.NoError(f, os.WriteFile(p, []byte(text), 0o644))
+		require.NoError(f, os.Chtimes(p, oldTime, oldTime))
+	}
+	dir := f.TempDir()
+	_, err = build(context.Background(), root, dir, []string{"a.txt", "b.txt", "c.txt"}, &pacer{})
+	require.NoError(f, err)
+	valid, err := os.ReadFile(filepath.Join(dir, indexName))
+	require.NoError(f, err)
+	f.Add(valid, 0, byte(0))
+	f.Add(valid, 9, byte(0xff))
+	f.Add(valid[:len(valid)/2], 0, byte(0))
+	queries := []string{"foo", "PM_RESUME", "(?i)bar baz", "pm_r"}
+	f.Fuzz(func(t *testing.T, data []byte, at int, b byte) {
+		data = slices.Clone(data)
+		if len(data) > 0 {
+			data[(at%len(data)+len(data))%len(data)] = b
+		}
+		p := filepath.Join(t.TempDir(), indexName)
+		require.NoError(t, os.WriteFile(p, data, 0o600))
+		ix, err := openIndex(p, root)
+		if err != nil {
+			return
+		}
+		defer ix.Close()
+		for _, pat := range queries {
+			q, err := Plan(pat, false, false)
+			require.NoError(t, err)
+			_, _, _ = ix.Match(q)
+		}
+		_, _ = ix.Lookup("a.txt")
+	})
+}
+
+// oldTime is an mtime well outside the racy window.
+var oldTime = time.Now().Add(-time.Hour)

@@ -1,0 +1,213 @@
+package contentindex
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Index is one mmapped index file. Its methods may be called concurrently;
+// Close must come after every other call has returned.
+type Index struct {
+	data []byte
+	f    footer
+	root string
+	ino  uint64 // the file's inode, to notice a newer index renamed over it
+	docs map[string]uint32
+}
+
+// Doc is what the index recorded of one document.
+type Doc struct {
+	Rel         string
+	Size, MTime int64
+	Indexed     bool
+	Binary      bool
+	id          uint32
+}
+
+// openIndex maps the index file at path and checks that it indexes root.
+func openIndex(path, root string) (*Index, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Size < footerSize {
+		return nil, fmt.Errorf("%s: %w", path, errCorrupt)
+	}
+	data, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	ix := &Index{data: data, ino: st.Ino}
+	if ix.f, err = decodeFooter(data); err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ix.root = string(data[ix.f.rootOff : ix.f.rootOff+ix.f.rootLen])
+	if ix.root != root {
+		ix.Close()
+		return nil, fmt.Errorf("%s indexes %s, not %s: %w", path, ix.root, root, errCorrupt)
+	}
+	if err := ix.loadDocs(); err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ix, nil
+}
+
+// loadDocs builds the path → document map; the keys point into the mapping.
+func (ix *Index) loadDocs() error {
+	ix.docs = make(map[string]uint32, ix.f.ndocs)
+	for id := range ix.f.ndocs {
+		e := ix.data[ix.f.docOff+uint64(id)*docEntry:]
+		off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
+		if ix.f.pathOff+off+n > ix.f.rootOff || n == 0 {
+			return errCorrupt
+		}
+		p := ix.data[ix.f.pathOff+off : ix.f.pathOff+off+n]
+		ix.docs[unsafe.String(&p[0], len(p))] = id
+	}
+	return nil
+}
+
+// Close unmaps the file.
+func (ix *Index) Close() {
+	if ix.data != nil {
+		_ = unix.Munmap(ix.data)
+		ix.data, ix.docs = nil, nil
+	}
+}
+
+// NumDocs returns the number of documents.
+func (ix *Index) NumDocs() int { return int(ix.f.ndocs) }
+
+// TextBytes returns the bytes of text indexed.
+func (ix *Index) TextBytes() int64 { return int64(ix.f.textBytes) }
+
+// SizeBytes returns the size of the index file.
+func (ix *Index) SizeBytes() int64 { return int64(len(ix.data)) }
+
+// Lookup returns the document of a root-relative path.
+func (ix *Index) Lookup(rel string) (Doc, bool) {
+	id, ok := ix.docs[rel]
+	if !ok {
+		return Doc{}, false
+	}
+	return ix.doc(id), true
+}
+
+func (ix *Index) doc(id uint32) Doc {
+	e := ix.data[ix.f.docOff+uint64(id)*docEntry:]
+	flags := binary.LittleEndian.Uint32(e[24:])
+	off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
+	return Doc{
+		Rel:     unsafe.String(&ix.data[ix.f.pathOff+off], int(n)),
+		Size:    int64(binary.LittleEndian.Uint64(e[8:])),
+		MTime:   int64(binary.LittleEndian.Uint64(e[16:])),
+		Indexed: flags&docIndexed != 0,
+		Binary:  flags&docBinary != 0,
+		id:      id,
+	}
+}
+
+// list returns the count and encoded list of trigram t (count 0: absent).
+func (ix *Index) list(t uint32) (int, []byte) {
+	tab := ix.data[ix.f.triOff:ix.f.docOff]
+	n := int(ix.f.ntri)
+	i := sort.Search(n, func(i int) bool { return binary.LittleEndian.Uint32(tab[i*triEntry:]) >= t })
+	if i == n || binary.LittleEndian.Uint32(tab[i*triEntry:]) != t {
+		return 0, nil
+	}
+	e := tab[i*triEntry:]
+	count := int(binary.LittleEndian.Uint32(e[4:]))
+	off := uint64(binary.LittleEndian.Uint32(e[8:]))
+	if off >= ix.f.triOff {
+		return 0, nil
+	}
+	return count, ix.data[off:ix.f.triOff]
+}
+
+// Match returns the set of documents whose trigrams satisfy q, one bit per
+// document id, or all=true when q matches every document. Documents that
+// are not indexed are not in the set; the caller treats them as candidates.
+func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
+	switch q.Op {
+	case OpAll:
+		return nil, true, nil
+	case OpNone:
+		return ix.newSet(), false, nil
+	}
+	var parts [][]uint64
+	tris := slices.Clone(q.Tri)
+	if q.Op == OpAnd {
+		// Rarest first, so an empty intersection is found early.
+		slices.SortFunc(tris, func(a, b uint32) int {
+			ca, _ := ix.list(a & triMask)
+			cb, _ := ix.list(b & triMask)
+			return ca - cb
+		})
+	}
+	for _, t := range tris {
+		s := ix.newSet()
+		if count, data := ix.list(t & triMask); count > 0 {
+			if err := matchList(s, data, count, int(ix.f.ndocs), t); err != nil {
+				return nil, false, err
+			}
+		}
+		parts = append(parts, s)
+		if q.Op == OpAnd && isEmpty(s) {
+			return s, false, nil
+		}
+	}
+	for _, sub := range q.Sub {
+		s, subAll, err := ix.Match(sub)
+		if err != nil {
+			return nil, false, err
+		}
+		if subAll {
+			if q.Op == OpOr {
+				return nil, true, nil
+			}
+			continue
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return nil, q.Op == OpAnd, nil
+	}
+	acc := parts[0]
+	for _, p := range parts[1:] {
+		for i := range acc {
+			if q.Op == OpAnd {
+				acc[i] &= p[i]
+			} else {
+				acc[i] |= p[i]
+			}
+		}
+	}
+	return acc, false, nil
+}
+
+func (ix *Index) newSet() []uint64 { return make([]uint64, (ix.f.ndocs+63)/64) }
+
+func isEmpty(s []uint64) bool {
+	for _, w := range s {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// has reports whether document id is in set.
+func has(set []uint64, id uint32) bool { return set[id>>6]&(1<<(id&63)) != 0 }

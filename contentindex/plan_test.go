@@ -1,0 +1,120 @@
+package contentindex
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/search"
+)
+
+// termsOf returns the membership test of the terms of text.
+func termsOf(text []byte) func(uint32) bool {
+	s := newTriSet()
+	s.Add(text)
+	tris := slices.Clone(s.Sorted())
+	masks := make([]uint8, len(tris))
+	for i, t := range tris {
+		masks[i] = s.Mask(t)
+	}
+	o := &overlayDoc{tris: tris, masks: masks}
+	return o.has
+}
+
+// matches reports whether grep's matcher finds a match in text.
+func matches(m *search.Matcher, text []byte) bool {
+	found := false
+	m.MatchLines(text, func(int, int, int) bool { found = true; return false })
+	return found
+}
+
+// checkSuperset fails when pattern matches text but text fails its query.
+func checkSuperset(t *testing.T, pattern string, ci, ml bool, text []byte) {
+	t.Helper()
+	m, err := search.Compile(pattern, ci, ml)
+	if err != nil {
+		return
+	}
+	q, err := Plan(pattern, ci, ml)
+	require.NoError(t, err, "search compiles %q, so the planner must", pattern)
+	if !matches(m, text) {
+		return
+	}
+	ok := q.Eval(termsOf(text))
+	require.True(t, ok, "pattern %q (i=%v s=%v) matches %q, but its query %s rejects it", pattern, ci, ml, text, q)
+}
+
+func TestPlanQueries(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		ci      bool
+		want    string
+	}{
+		{`PM_RESUME`, false, `"UME" "M_R+0" "SUM+0" "RES+3" "ESU+5" "_RE+6" "PM_+7"`},
+		{`abc`, false, `"abc"`},
+		{`ab`, false, `+`},
+		{`[0-9]{10}`, false, `+`},
+		{`abc|xyz`, false, `"abc"|"xyz"`},
+		{`\w+_RESUME`, false, `"UME" "SUM+0" "RES+3" "ESU+5" "_RE+6"`},
+		{`(?i)kelvin`, false, ``}, // an OR: "kel" or the trigrams of U+212A "el",
+		{`a\x{fffd}b`, false, `+`},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			q, err := Plan(tc.pattern, tc.ci, false)
+			require.NoError(t, err)
+			if tc.want != "" {
+				require.Equal(t, tc.want, q.String())
+			} else {
+				require.Equal(t, OpOr, q.Op, q.String())
+			}
+		})
+	}
+}
+
+func TestPlanSupersetRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 5000
+	if testing.Short() {
+		n = 1000
+	}
+	for range n {
+		p := genPattern(r, 3)
+		text := genText(r, 8)
+		checkSuperset(t, p, r.IntN(2) == 0, r.IntN(4) == 0, text)
+	}
+}
+
+// FuzzPlanSuperset: every text grep's matcher matches satisfies the
+// pattern's trigram query.
+func FuzzPlanSuperset(f *testing.F) {
+	f.Add(`PM_RESUME`, []byte("x pm_resume y"), true, false)
+	f.Add(`(?i)k[e\x{212a}]lvin`, []byte("\u212aelvin"), false, false)
+	f.Add(`a\x{fffd}b`, []byte("a\xffb"), false, false)
+	f.Add(`a.b`, []byte("a\nb"), false, true)
+	f.Add(`(?:ab|cd)+ef`, []byte("abcdef"), false, false)
+	f.Add(`\bfoo$`, []byte("x foo\r\n"), true, false)
+	f.Fuzz(func(t *testing.T, pattern string, text []byte, ci, ml bool) {
+		if len(pattern) > 200 || len(text) > 4096 {
+			return
+		}
+		checkSuperset(t, pattern, ci, ml, text)
+	})
+}
+
+// TestPlanBoundsHugePatterns: a huge pattern (conformance sends 1 MB of
+// alternations) plans to match-all at once, and a long literal to at most
+// limits.IndexMaxQueryTerms terms (before the bounds: minutes, quadratic).
+func TestPlanBoundsHugePatterns(t *testing.T) {
+	q, err := Plan(strings.Repeat("(a|b)", 200000)+"z", false, false)
+	require.NoError(t, err)
+	require.Equal(t, OpAll, q.Op)
+	q, err = Plan(strings.Repeat("abcdefgh", limits.IndexMaxPatternBytes/8), true, false)
+	require.NoError(t, err)
+	require.Equal(t, OpAnd, q.Op)
+	require.LessOrEqual(t, len(q.Tri)+len(q.Sub), limits.IndexMaxQueryTerms)
+	checkSuperset(t, strings.Repeat("abcdefgh", 100), false, false, []byte(strings.Repeat("abcdefgh", 100)))
+}

@@ -1,0 +1,72 @@
+package contentindex
+
+import (
+	"sync"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Set holds a session's content indexes, one Manager per root, each opened
+// by the first grep of its root. Its methods may be called concurrently.
+type Set struct {
+	opts Options // DataDir, Logf and CPUPercent for every root
+
+	mu     sync.Mutex
+	byRoot map[string]*Manager
+	closed bool
+}
+
+// NewSet returns an empty set whose managers use opts (Root is ignored).
+func NewSet(opts Options) *Set { return &Set{opts: opts, byRoot: map[string]*Manager{}} }
+
+// Manager returns root's manager, opening it on first use, or nil once the
+// set is closed.
+func (s *Set) Manager(root string) *Manager {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	m := s.byRoot[root]
+	if m == nil {
+		o := s.opts
+		o.Root = root
+		m = Open(o)
+		s.byRoot[root] = m
+	}
+	return m
+}
+
+// Narrow returns the files of files (in order) that may hold a match of
+// the grep pattern (flags as search.Compile takes them), using root's
+// index: files itself when the index cannot help yet. It never waits for an
+// index. root is the absolute, symlink-evaluated root holding the files.
+func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, files walk.Files) walk.Files {
+	if s == nil || files.Len() == 0 {
+		return files
+	}
+	q, err := Plan(pattern, caseInsensitive, multiline)
+	if err != nil || q.Op == OpAll {
+		return files
+	}
+	m := s.Manager(root)
+	if m == nil {
+		return files
+	}
+	out, _ := m.Candidates(q, files)
+	return out
+}
+
+// Close stops every manager (builds stay resumable) and unmaps the indexes.
+func (s *Set) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	ms := s.byRoot
+	s.byRoot, s.closed = nil, true
+	s.mu.Unlock()
+	for _, m := range ms {
+		m.Close()
+	}
+}
