@@ -62,26 +62,11 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "toolrpc %s\n", version)
 		return 0
 	}
-	logger := log.New(stderr, "toolrpc: ", log.LstdFlags|log.Lmicroseconds)
-	if f, ok := stderr.(*os.File); ok && *logFile == "" && fs.NArg() == 0 {
-		// Serving: a host that stops reading stderr must not block the server.
-		logQueue := newQueuedWriter(f)
-		defer logQueue.flush(logFlushWait)
-		logger.SetOutput(logQueue)
+	logger, closeLog, ok := setupLog(stderr, "toolrpc", *logFile, fs.NArg() == 0)
+	if !ok {
+		return 2
 	}
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			fmt.Fprintf(stderr, "toolrpc: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		logger.SetOutput(f)
-	}
-	// Packages that log through the standard logger write where --log-file says.
-	log.SetOutput(logger.Writer())
-	log.SetFlags(logger.Flags())
-	log.SetPrefix(logger.Prefix())
+	defer closeLog()
 	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version}
 
 	if fs.NArg() > 0 {
@@ -122,3 +107,31 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 
 // logFlushWait bounds how long exit waits for queued log lines to reach stderr.
 const logFlushWait = 200 * time.Millisecond
+
+// setupLog returns the server's logger and points the standard logger at --log-file, or at stderr with the
+// given prefix; while serving, stderr is written through a queue, so a host
+// that stops reading stderr cannot block the server. It reports false, after
+// saying why on stderr, when the log file cannot be opened; the returned
+// function flushes and closes what it opened.
+func setupLog(stderr io.Writer, prefix, logFile string, serving bool) (*log.Logger, func(), bool) {
+	logger := log.New(stderr, prefix+": ", log.LstdFlags|log.Lmicroseconds)
+	closeLog := func() {}
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+			return nil, nil, false
+		}
+		logger.SetOutput(f)
+		closeLog = func() { f.Close() }
+	} else if f, ok := stderr.(*os.File); ok && serving {
+		logQueue := newQueuedWriter(f)
+		logger.SetOutput(logQueue)
+		closeLog = func() { logQueue.flush(logFlushWait) }
+	}
+	// Packages that log through the standard logger write where --log-file says.
+	log.SetOutput(logger.Writer())
+	log.SetFlags(logger.Flags())
+	log.SetPrefix(logger.Prefix())
+	return logger, closeLog, true
+}

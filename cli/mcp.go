@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/signal"
 	"strings"
@@ -41,19 +40,11 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	logger := log.New(stderr, "toolrpc mcp: ", log.LstdFlags|log.Lmicroseconds)
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			fmt.Fprintf(stderr, "toolrpc mcp: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		logger.SetOutput(f)
+	logger, closeLog, ok := setupLog(stderr, "toolrpc mcp", *logFile, true)
+	if !ok {
+		return 2
 	}
-	log.SetOutput(logger.Writer())
-	log.SetFlags(logger.Flags())
-	log.SetPrefix(logger.Prefix())
+	defer closeLog()
 
 	// As in LSP mode: once the host is gone a write must fail with EPIPE, not
 	// kill the server before it has killed the running calls' trees.
