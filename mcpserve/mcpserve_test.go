@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func TestTextFor(t *testing.T) {
@@ -34,16 +35,42 @@ func TestTextFor(t *testing.T) {
 		{"bash stderr only", "bash", `{"exitCode":2,"stdout":"","stderr":"e\n"}`, "[stderr]\ne\n[exit code 2]"},
 		{"bash killed", "bash", `{"exitCode":null,"signal":"SIGKILL","stdout":"","stderr":""}`, "[killed by SIGKILL]"},
 		{"edit", "edit", `{"content":"[a#1234]\n2:y\n"}`, "[a#1234]\n2:y\n"},
-		{"write", "write", `{"path":"a","tag":"abcd","fileBytes":6,"totalLines":1,"created":true}`, "Created a: 1 lines, 6 bytes, tag abcd."},
+		{"write", "write", `{"path":"a","tag":"abcd","fileBytes":6,"totalLines":1,"created":true}`, "Created a: 1 line, 6 bytes, tag abcd."},
 		{"write replaced", "write", `{"path":"a","tag":"abcd","fileBytes":0,"totalLines":0,"created":false,"notice":"n"}`, "Replaced a: 0 lines, 0 bytes, tag abcd.\nn"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := textFor(tc.tool, json.RawMessage(tc.result))
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.want, textFor(decodeResult(t, tc.tool, tc.result)))
 		})
 	}
+}
+
+// decodeResult decodes result as the wire type of tool's result, as its
+// method returns it.
+func decodeResult(t *testing.T, tool, result string) any {
+	var v any
+	switch tool {
+	case "read":
+		v = &wire.ReadResult{}
+	case "edit":
+		v = &wire.EditResult{}
+	case "grep":
+		v = &wire.GrepResult{}
+	case "glob":
+		v = &wire.GlobResult{}
+	case "bash":
+		v = &wire.BashResult{}
+	case "write":
+		v = &wire.WriteResult{}
+	}
+	require.NoError(t, json.Unmarshal([]byte(result), v))
+	switch r := v.(type) {
+	case *wire.GrepResult:
+		return *r
+	case *wire.GlobResult:
+		return *r
+	}
+	return v
 }
 
 func TestToolsHaveFacesAndValidSchemas(t *testing.T) {
@@ -56,7 +83,8 @@ func TestToolsHaveFacesAndValidSchemas(t *testing.T) {
 		rs, err := s.Resolve(nil)
 		require.NoError(t, err, tool.Name)
 		// Every tool's error object fits its outputSchema.
-		e := errorObject(rpc.Errorf(rpc.NotFound, "x").WithData(map[string]any{"path": "p"}))
+		e, err := rpc.Errorf(rpc.NotFound, "x").WithData(map[string]any{"path": "p"}).Object()
+		require.NoError(t, err)
 		b, err := json.Marshal(e)
 		require.NoError(t, err)
 		var v any
@@ -68,11 +96,13 @@ func TestToolsHaveFacesAndValidSchemas(t *testing.T) {
 }
 
 func TestErrorResult(t *testing.T) {
-	res := errorResult("bash", rpc.Errorf(rpc.Timeout, "bash: timed out\nafter 1 s").WithData(map[string]any{"stdout": "part\n", "stderr": "", "signal": "SIGKILL", "exitCode": nil}))
+	res := errorResult("bash", rpc.Errorf(rpc.Timeout, "bash: timed out\nafter 1 s").WithData(&wire.BashResult{Stdout: "part\n", Signal: "SIGKILL"}))
 	require.True(t, res.IsError)
 	require.Equal(t, "TIMEOUT: bash: timed out after 1 s", res.Content[0].(*mcp.TextContent).Text)
 	require.Equal(t, "part\n[killed by SIGKILL]", res.Content[1].(*mcp.TextContent).Text)
-	require.JSONEq(t, `{"code":-32001,"message":"bash: timed out\nafter 1 s","data":{"code":"TIMEOUT","stdout":"part\n","stderr":"","signal":"SIGKILL","exitCode":null}}`,
+	require.JSONEq(t, `{"code":-32001,"message":"bash: timed out\nafter 1 s","data":{"code":"TIMEOUT","stdout":"part\n","stderr":"","signal":"SIGKILL","exitCode":null,"truncated":false,`+
+		`"stdoutInfo":{"bytes":0,"lines":0,"truncated":false,"omittedBytes":0,"omittedLines":0,"chunks":0},`+
+		`"stderrInfo":{"bytes":0,"lines":0,"truncated":false,"omittedBytes":0,"omittedLines":0,"chunks":0},"durationMs":0}}`,
 		string(res.StructuredContent.(json.RawMessage)))
 
 	plain := errorResult("read", errors.New("disk on fire"))

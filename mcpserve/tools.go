@@ -10,36 +10,35 @@ import (
 
 	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
-// toolFace is what MCP adds to a tool method: its title, annotations and
-// result schema.
+// toolFace is what MCP adds to a tool method: its title and annotations.
 type toolFace struct {
-	title        string
-	readOnly     bool
-	destructive  bool
-	idempotent   bool
-	openWorld    bool
-	resultSchema string
+	title       string
+	readOnly    bool
+	destructive bool
+	idempotent  bool
+	openWorld   bool
 }
 
 // faces maps each MCP tool name to its face. Read, Grep and Glob only read
 // inside the roots; Bash runs anything (network included); Edit and Write
 // change files in place, and writing the same content twice is no change.
 var faces = map[string]toolFace{
-	"read":  {title: "Read file", readOnly: true, idempotent: true, resultSchema: readResultSchema},
-	"grep":  {title: "Search file contents", readOnly: true, idempotent: true, resultSchema: grepResultSchema},
-	"glob":  {title: "Find files", readOnly: true, idempotent: true, resultSchema: globResultSchema},
-	"bash":  {title: "Run a shell command", destructive: true, openWorld: true, resultSchema: bashResultSchema},
-	"edit":  {title: "Edit file lines", destructive: true, resultSchema: editResultSchema},
-	"write": {title: "Write file", destructive: true, idempotent: true, resultSchema: writeResultSchema},
+	"read":  {title: "Read file", readOnly: true, idempotent: true},
+	"grep":  {title: "Search file contents", readOnly: true, idempotent: true},
+	"glob":  {title: "Find files", readOnly: true, idempotent: true},
+	"bash":  {title: "Run a shell command", destructive: true, openWorld: true},
+	"edit":  {title: "Edit file lines", destructive: true},
+	"write": {title: "Write file", destructive: true, idempotent: true},
 }
 
 // toolName is the MCP name of method ("tools/read" -> "read").
 func toolName(method string) string { return strings.TrimPrefix(method, "tools/") }
 
 // tools returns the MCP tools of the registry's tool methods, with the
-// methods' descriptions and input schemas. A tool method without a face is
+// methods' descriptions, input and output schemas. A tool method without a face is
 // a programming error.
 func tools() ([]*mcp.Tool, []methods.Method) {
 	var ts []*mcp.Tool
@@ -58,7 +57,7 @@ func tools() ([]*mcp.Tool, []methods.Method) {
 			Title:        f.title,
 			Description:  m.Description,
 			InputSchema:  m.InputSchema,
-			OutputSchema: outputSchema(f.resultSchema),
+			OutputSchema: m.OutputSchema,
 			Annotations: &mcp.ToolAnnotations{
 				Title:           f.title,
 				ReadOnlyHint:    f.readOnly,
@@ -116,12 +115,8 @@ func okResult(tool string, v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: marshal result: %w", tool, err)
 	}
-	text, err := textFor(tool, b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: render result: %w", tool, err)
-	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: textFor(v)}},
 		StructuredContent: json.RawMessage(b),
 	}, nil
 }
@@ -131,51 +126,23 @@ func okResult(tool string, v any) (*mcp.CallToolResult, error) {
 // TIMEOUT (or CANCELLED) carries its partial output in a second text block.
 func errorResult(tool string, err error) *mcp.CallToolResult {
 	e := rpc.AsError(err)
-	obj := errorObject(e)
-	b, mErr := json.Marshal(obj)
-	if mErr != nil {
-		e = rpc.Errorf(rpc.IOError, "%s: marshal error: %v", tool, mErr)
-		obj = errorObject(e)
-		b, _ = json.Marshal(obj)
+	obj, oErr := e.Object()
+	if oErr != nil {
+		e = rpc.Errorf(rpc.IOError, "%s: marshal error: %v", tool, oErr)
+		obj, _ = e.Object()
 	}
+	b, _ := json.Marshal(obj)
 	res := &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: oneLine(e.Error())}},
 		StructuredContent: json.RawMessage(b),
 	}
-	if tool == "bash" && e.Data != nil {
-		if data, err := json.Marshal(e.Data); err == nil {
-			if text, err := renderBash(data); err == nil && text != "" {
-				res.Content = append(res.Content, &mcp.TextContent{Text: text})
-			}
+	if partial, ok := e.Data.(*wire.BashResult); ok {
+		if text := renderBash(partial); text != "" {
+			res.Content = append(res.Content, &mcp.TextContent{Text: text})
 		}
 	}
 	return res
-}
-
-// wireError is the LSP-mode JSON-RPC error object.
-type wireError struct {
-	Code    int64                      `json:"code"`
-	Message string                     `json:"message"`
-	Data    map[string]json.RawMessage `json:"data,omitempty"`
-}
-
-// errorObject renders e as LSP mode sends it: Data's object with "code"
-// (the SPEC §10 kind) merged in.
-func errorObject(e *rpc.Error) wireError {
-	w := wireError{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		if b, err := json.Marshal(e.Data); err == nil {
-			_ = json.Unmarshal(b, &w.Data)
-		}
-	}
-	if e.Kind != "" {
-		if w.Data == nil {
-			w.Data = map[string]json.RawMessage{}
-		}
-		w.Data["code"], _ = json.Marshal(e.Kind)
-	}
-	return w
 }
 
 // oneLine folds s onto one line.

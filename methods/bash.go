@@ -20,41 +20,8 @@ import (
 	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
-
-// bashParams are the params of tools/bash (SPEC §6).
-type bashParams struct {
-	Command       *string         `json:"command"`
-	Cwd           *string         `json:"cwd"`
-	Env           rpc.StringMap   `json:"env"` // [] is accepted as {} (SPEC §1)
-	Stdin         *string         `json:"stdin"`
-	Timeout       *float64        `json:"timeout"`
-	WorkDoneToken json.RawMessage `json:"workDoneToken"`
-}
-
-// streamInfo is StreamInfo of SPEC §6.
-type streamInfo struct {
-	Bytes        int    `json:"bytes"`
-	Lines        int    `json:"lines"`
-	Truncated    bool   `json:"truncated"`
-	OmittedBytes int    `json:"omittedBytes"`
-	OmittedLines int    `json:"omittedLines"`
-	Spill        string `json:"spill,omitempty"`
-	Chunks       int    `json:"chunks"`
-}
-
-// bashResult is BashResult of SPEC §6; it is also the data of a TIMEOUT or
-// CANCELLED error.
-type bashResult struct {
-	ExitCode   *int       `json:"exitCode"`
-	Signal     string     `json:"signal,omitempty"`
-	Stdout     string     `json:"stdout"`
-	Stderr     string     `json:"stderr"`
-	Truncated  bool       `json:"truncated"`
-	StdoutInfo streamInfo `json:"stdoutInfo"`
-	StderrInfo streamInfo `json:"stderrInfo"`
-	DurationMs int64      `json:"durationMs"`
-}
 
 // bashMethod is tools/bash.
 func bashMethod() Method {
@@ -73,15 +40,13 @@ func bashMethod() Method {
 			limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
 			limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
 			limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond),
-		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["command"],"properties":{`+
-			`"command":{"type":"string","minLength":1},`+
-			`"cwd":{"type":"string"},`+
-			`"env":{"type":"object","additionalProperties":{"type":"string"}},`+
-			`"stdin":{"type":"string"},`+
-			`"timeout":{"type":"number","minimum":%d,"maximum":%d,"default":%d},`+
-			`"workDoneToken":{"type":["string","integer"]}}}`,
-			limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds, limits.BashDefaultTimeoutSeconds)),
-		Call: bashCall,
+		InputSchema: inputSchema[wire.BashParams](func(p props) {
+			p["command"].MinLength = ptr(1)
+			withDefault(rangeOf(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
+			p["workDoneToken"].Types = []string{"string", "integer"}
+		}),
+		OutputSchema: outputSchema[wire.BashResult](),
+		Call:         bashCall,
 	}
 }
 
@@ -96,7 +61,7 @@ type bashRun struct {
 }
 
 func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
-	var p bashParams
+	var p wire.BashParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -211,7 +176,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 
-	res := &bashResult{DurationMs: time.Since(start).Milliseconds()}
+	res := &wire.BashResult{DurationMs: time.Since(start).Milliseconds()}
 	if st.Signal != "" {
 		res.Signal = st.Signal
 	} else {
@@ -263,10 +228,10 @@ func bashWait(ctx context.Context, g *procgroup.Group, timeout time.Duration) (p
 // bashCut bounds one captured stream with cut (HeadCut or TailCut). A cut
 // stream's captured copy is spilled first, so the marker can name the file; a
 // failed spill only drops that sentence from the marker.
-func bashCut(s *Session, label string, snap capture.Snapshot, b limits.Budget, cut func(limits.Stream, limits.Budget) limits.Cut) (string, streamInfo) {
+func bashCut(s *Session, label string, snap capture.Snapshot, b limits.Budget, cut func(limits.Stream, limits.Budget) limits.Cut) (string, wire.StreamInfo) {
 	in := limits.Stream{Text: snap.Text, Lines: snap.Lines, EdgeLineBytes: snap.EdgeLineBytes, Dropped: snap.OmittedBytes > 0}
 	c := cut(in, b)
-	info := streamInfo{Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated, OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}
+	info := wire.StreamInfo{Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated, OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}
 	if !c.Truncated {
 		return c.Text, info
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/capture"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func bashSession(t *testing.T) *Session {
@@ -98,7 +99,7 @@ func TestBashCallStreamsBeforeReturning(t *testing.T) {
 	call := rpc.NewCall("tools/bash", json.RawMessage(`"id-1"`), json.RawMessage(`{"command":"seq 1 30000; echo e >&2; exit 4"}`), rec.notify)
 	got, err := bashCall(context.Background(), s, call)
 	require.NoError(t, err)
-	res := got.(*bashResult)
+	res := got.(*wire.BashResult)
 	require.Equal(t, 4, *res.ExitCode)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -137,7 +138,7 @@ func TestBashCallCancelled(t *testing.T) {
 	var e *rpc.Error
 	require.True(t, errors.As(err, &e))
 	require.Equal(t, rpc.Cancelled, e.Kind)
-	data := e.Data.(*bashResult)
+	data := e.Data.(*wire.BashResult)
 	require.Equal(t, "go\n", data.Stdout)
 	require.Equal(t, "SIGKILL", data.Signal)
 	require.Nil(t, data.ExitCode)
@@ -157,7 +158,7 @@ func TestBashFailedSpillDropsOnlyTheSentence(t *testing.T) {
 	call := rpc.NewCall("tools/bash", json.RawMessage(`1`), json.RawMessage(`{"command":"seq 10000"}`), nil)
 	got, err := bashCall(context.Background(), s, call)
 	require.NoError(t, err)
-	res := got.(*bashResult)
+	res := got.(*wire.BashResult)
 	require.True(t, res.Truncated)
 	require.Empty(t, res.StdoutInfo.Spill)
 	require.True(t, strings.HasSuffix(res.Stdout, "4000\n[truncated: kept the first 4000 of 10000 lines; limit 4000 lines / 96KB. Narrow the request to see more.]\n"), res.Stdout[len(res.Stdout)-200:])

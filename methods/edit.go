@@ -2,14 +2,15 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func editMethod() Method {
@@ -30,33 +31,21 @@ func editMethod() Method {
 			"(at most %d lines / %d KB); those lines can be edited again without a new Read.",
 			limits.MaxLineChars, limits.EditMaxOps, limits.EditMaxBytes, limits.EditMaxBytes/limits.KB,
 			limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB),
-		InputSchema: json.RawMessage(`{"type":"object","required":["path","tag","ops"],"properties":{` +
-			`"path":{"type":"string"},"tag":{"type":"string","pattern":"^[0-9a-f]{4}$"},` +
-			`"ops":{"type":"array","minItems":1,"maxItems":` + strconv.Itoa(limits.EditMaxOps) + `,"items":{"type":"object","required":["op","start"],"properties":{` +
-			`"op":{"enum":["replace","insert","delete"]},"start":{"type":"integer","minimum":0},"end":{"type":"integer","minimum":1},` +
-			`"lines":{"type":"array","items":{"type":"string"}}}}}}}`),
-		Call: editCall,
+		InputSchema: inputSchema[wire.EditParams](func(p props) {
+			p["tag"].Pattern = "^[0-9a-f]{4}$"
+			op := mustFor[wire.EditOp](nil)
+			op.Properties["op"].Enum = []any{"replace", "insert", "delete"}
+			rangeOf(op.Properties["start"], 0, 0)
+			rangeOf(op.Properties["end"], 1, 0)
+			p["ops"] = &jsonschema.Schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(limits.EditMaxOps), Items: op}
+		}),
+		OutputSchema: outputSchema[wire.EditResult](),
+		Call:         editCall,
 	}
 }
 
-type editParams struct {
-	Path string          `json:"path"`
-	Tag  string          `json:"tag"`
-	Ops  json.RawMessage `json:"ops"`
-}
-
-// editResult is the tools/edit result (SPEC §8).
-type editResult struct {
-	Path         string `json:"path"`
-	Tag          string `json:"tag"`
-	Content      string `json:"content"`
-	TotalLines   int    `json:"totalLines"`
-	ClippedLines []int  `json:"clippedLines,omitempty"`
-	Notice       string `json:"notice,omitempty"`
-}
-
 func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-	var p editParams
+	var p wire.EditParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -77,6 +66,6 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return &editResult{Path: rp.Display, Tag: res.Tag, Content: res.Content, TotalLines: res.TotalLines,
+	return &wire.EditResult{Path: rp.Display, Tag: res.Tag, Content: res.Content, TotalLines: res.TotalLines,
 		ClippedLines: res.ClippedLines, Notice: res.Notice}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // editTestSession returns a session on root with one external root, and
@@ -100,7 +101,7 @@ func TestEditApplies(t *testing.T) {
 			got, err := os.ReadFile(abs)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(got))
-			var res editResult
+			var res wire.EditResult
 			require.NoError(t, json.Unmarshal(raw, &res))
 			require.Equal(t, sourceset.TagOf([]byte(tc.want)), res.Tag)
 			require.Equal(t, "f.txt", res.Path)
@@ -124,7 +125,7 @@ func TestEditResultShowsContextAndExtendsSourceSet(t *testing.T) {
 		{"op": "replace", "start": 5, "lines": []string{"five", "five.5"}},
 	}})
 	require.Nil(t, rerr)
-	var res editResult
+	var res wire.EditResult
 	require.NoError(t, json.Unmarshal(raw, &res))
 	require.Equal(t, "[f.txt#"+res.Tag+"]\n3:line3\n4:line4\n5:five\n6:five.5\n7:line6\n8:line7\n", res.Content)
 	require.Equal(t, 21, res.TotalLines)
@@ -268,7 +269,7 @@ func TestEditClippedResultLineNotEditable(t *testing.T) {
 	raw, rerr := editTestRun(t, context.Background(), s, "tools/edit", map[string]any{"path": "f.txt", "tag": tag,
 		"ops": []editTestOp{{"op": "insert", "start": 1, "lines": []string{long}}}})
 	require.Nil(t, rerr)
-	var res editResult
+	var res wire.EditResult
 	require.NoError(t, json.Unmarshal(raw, &res))
 	require.Equal(t, []int{2}, res.ClippedLines)
 	require.Contains(t, res.Content, "\n2:"+strings.Repeat("é", limits.MaxLineChars)+"\n")
@@ -295,7 +296,7 @@ func TestEditResultBounded(t *testing.T) {
 	raw, rerr := editTestRun(t, context.Background(), s, "tools/edit", map[string]any{"path": "f.txt", "tag": tag,
 		"ops": []editTestOp{{"op": "insert", "start": 1, "lines": lines}}})
 	require.Nil(t, rerr)
-	var res editResult
+	var res wire.EditResult
 	require.NoError(t, json.Unmarshal(raw, &res))
 	require.Equal(t, limits.SearchBudgetLines, strings.Count(res.Content, "\n")-1)
 	require.Contains(t, res.Notice, "offset="+itoa(limits.SearchBudgetLines+1))
@@ -349,6 +350,6 @@ func BenchmarkEditLargeFile(b *testing.B) {
 			"ops": []editTestOp{{"op": "replace", "start": 1, "lines": []string{"edit " + strconv.Itoa(i)}}}})
 		res, err := editCall(context.Background(), s, rpc.NewCall("tools/edit", json.RawMessage(`1`), params, nil))
 		require.NoError(b, err)
-		tag = res.(*editResult).Tag
+		tag = res.(*wire.EditResult).Tag
 	}
 }

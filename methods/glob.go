@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // globMethod is tools/glob.
@@ -24,11 +24,12 @@ func globMethod() Method {
 			"A pattern may hold at most %d {…} groups.",
 			limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
 			limits.GlobMaxBraceGroups),
-		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["pattern"],"properties":{`+
-			`"pattern":{"type":"string","description":"doublestar pattern relative to path"},`+
-			`"path":{"type":"string","description":"directory to list (default: the first workspace root)"},`+
-			`"limit":{"type":"integer","minimum":1,"maximum":%d},"offset":{"type":"integer","minimum":0}}}`, limits.GlobMaxLimit)),
-		Call: globCall,
+		InputSchema: inputSchema[wire.GlobParams](func(p props) {
+			withDefault(rangeOf(p["limit"], 1, limits.GlobMaxLimit), limits.GlobDefaultLimit)
+			withDefault(rangeOf(p["offset"], 0, 0), 0)
+		}),
+		OutputSchema: outputSchema[wire.GlobResult](),
+		Call:         globCall,
 	}
 }
 
@@ -39,23 +40,8 @@ const ignoreRuleText = "Honours git's ignore rules exactly (.gitignore at every 
 	"limit, notice says how many (counting reads at most %d directory entries below ignored directories) and names one rule " +
 	"as file:line pattern; an explicit path reaches ignored files. "
 
-type globParams struct {
-	Pattern *string `json:"pattern"`
-	Path    string  `json:"path"`
-	Limit   *int64  `json:"limit"`
-	Offset  *int64  `json:"offset"`
-}
-
-// globResult is the result of tools/glob (SPEC §5).
-type globResult struct {
-	Matches   []string `json:"matches"`
-	Count     int      `json:"count"`
-	Truncated bool     `json:"truncated"`
-	Notice    string   `json:"notice,omitempty"`
-}
-
 func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-	var p globParams
+	var p wire.GlobParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -99,8 +85,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 }
 
 // globWindow shows limit files from offset, as many as the result budget holds.
-func globWindow(s *Session, files walk.Files, offset, limit int64) globResult {
-	res := globResult{Matches: []string{}}
+func globWindow(s *Session, files walk.Files, offset, limit int64) wire.GlobResult {
+	res := wire.GlobResult{Matches: []string{}}
 	var budget limits.ResultBudget
 	stopped := false
 	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {

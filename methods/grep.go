@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -10,6 +9,7 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 var grepChunkBytes = limits.SearchChunkBytes // tests shorten it
@@ -27,34 +27,20 @@ func grepMethod() Method {
 			"A glob may hold at most %d {…} groups.",
 			limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
 			limits.GlobMaxBraceGroups),
-		InputSchema: json.RawMessage(`{"type":"object","required":["pattern"],"properties":{` +
-			`"pattern":{"type":"string","description":"RE2 regular expression"},` +
-			`"path":{"type":"string","description":"file or directory to search (default: the first workspace root)"},` +
-			`"glob":{"type":"string","description":"doublestar filter; without / it matches the base name"},` +
-			`"outputMode":{"type":"string","enum":["content","filesWithMatches","count","files_with_matches","files-with-matches"]},` +
-			`"caseInsensitive":{"type":"boolean"},"multiline":{"type":"boolean"},` +
-			`"before":{"type":"integer","minimum":0},"after":{"type":"integer","minimum":0},"context":{"type":"integer","minimum":0},` +
-			`"headLimit":{"type":"integer","minimum":1},"offset":{"type":"integer","minimum":0}}}`),
-		Call: grepCall,
+		InputSchema: inputSchema[wire.GrepParams](func(p props) {
+			p["outputMode"].Enum = toAny(wire.GrepOutputModes)
+			for _, n := range []string{"before", "after", "context", "offset"} {
+				rangeOf(p[n], 0, 0)
+			}
+			withDefault(rangeOf(p["headLimit"], 1, 0), limits.GrepDefaultHeadLimit)
+		}),
+		OutputSchema: outputSchema[wire.GrepResult](),
+		Call:         grepCall,
 	}
 }
 
-type grepParams struct {
-	Pattern         *string `json:"pattern"`
-	Path            string  `json:"path"`
-	Glob            string  `json:"glob"`
-	OutputMode      string  `json:"outputMode"`
-	CaseInsensitive bool    `json:"caseInsensitive"`
-	Multiline       bool    `json:"multiline"`
-	Before          *int64  `json:"before"`
-	After           *int64  `json:"after"`
-	Context         *int64  `json:"context"`
-	HeadLimit       *int64  `json:"headLimit"`
-	Offset          *int64  `json:"offset"`
-}
-
-func grepDecode(call *rpc.Call) (grepParams, *search.Query, error) {
-	var p grepParams
+func grepDecode(call *rpc.Call) (wire.GrepParams, *search.Query, error) {
+	var p wire.GrepParams
 	if err := call.Decode(&p); err != nil {
 		return p, nil, err
 	}
@@ -124,11 +110,19 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
-	return res, nil
+	switch r := res.(type) {
+	case search.ContentResult:
+		return wire.GrepResult{Content: &r}, nil
+	case search.FilesResult:
+		return wire.GrepResult{Files: &r}, nil
+	case search.CountResult:
+		return wire.GrepResult{Counts: &r}, nil
+	}
+	return nil, fmt.Errorf("grep: result of type %T", res)
 }
 
 // grepContext sets q's context lines from context, before and after.
-func grepContext(p grepParams, q *search.Query) error {
+func grepContext(p wire.GrepParams, q *search.Query) error {
 	for _, c := range []struct {
 		name string
 		v    *int64

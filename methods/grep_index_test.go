@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/contentindex"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // grepIndexWords make up the generated tree and patterns: mixed case, case
@@ -135,7 +136,7 @@ func TestGrepIndexedEqualsScan(t *testing.T) {
 // grepIndexQueryLen reports whether the index narrowed the files of a grep.
 func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 	raw, _ := json.Marshal(params)
-	var p grepParams
+	var p wire.GrepParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return false, err
 	}

@@ -9,9 +9,10 @@ import (
 
 // ToolInfo is one entry of the tools/list result.
 type ToolInfo struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
 }
 
 // List returns the tool definitions, sorted by name.
@@ -21,7 +22,7 @@ func List() []ToolInfo {
 		if !m.Tool {
 			continue
 		}
-		out = append(out, ToolInfo{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema})
+		out = append(out, ToolInfo{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema, OutputSchema: m.OutputSchema})
 	}
 	return out
 }

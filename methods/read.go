@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,36 +10,8 @@ import (
 	"github.com/toolrpc/toolrpc/page"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
-
-// readParams are the params of tools/read (SPEC §4).
-type readParams struct {
-	Path   *string `json:"path"`
-	Offset *int64  `json:"offset"`
-	Limit  *int64  `json:"limit"`
-}
-
-// readResult is ReadResult of SPEC §4.
-type readResult struct {
-	Path         string     `json:"path"`
-	Root         roots.Kind `json:"root"`
-	Content      string     `json:"content"`
-	Tag          string     `json:"tag"`
-	Offset       int64      `json:"offset"`
-	LineCount    int        `json:"lineCount"`
-	TotalLines   int64      `json:"totalLines"`
-	FileBytes    int64      `json:"fileBytes"`
-	Truncated    bool       `json:"truncated"`
-	ClippedLines []int64    `json:"clippedLines,omitempty"`
-	Notice       string     `json:"notice,omitempty"`
-}
-
-// readBinaryData is the data of a TOOL_BINARY_CONTENT error.
-type readBinaryData struct {
-	Path      string `json:"path"`
-	FileBytes int64  `json:"fileBytes"`
-	Reason    string `json:"reason"`
-}
 
 // readMethod is tools/read.
 func readMethod() Method {
@@ -56,19 +27,19 @@ func readMethod() Method {
 			"non-printable bytes in the first %d bytes) are refused with TOOL_BINARY_CONTENT.",
 			limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.MaxLineChars,
 			limits.BinaryNonPrintablePercent, limits.SniffBytes),
-		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["path"],"additionalProperties":false,"properties":{`+
-			`"path":{"type":"string","description":"file path, relative to the first workspace root or absolute"},`+
-			`"offset":{"type":"integer","minimum":1,"default":1,"description":"first line to return, 1-based"},`+
-			`"limit":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"number of lines to return"}}}`,
-			limits.ReadMaxLimit, limits.ReadDefaultLimit)),
-		Call: readCall,
+		InputSchema: inputSchema[wire.ReadParams](func(p props) {
+			withDefault(rangeOf(p["offset"], 1, 0), 1)
+			withDefault(rangeOf(p["limit"], 1, limits.ReadMaxLimit), limits.ReadDefaultLimit)
+		}),
+		OutputSchema: outputSchema[wire.ReadResult](),
+		Call:         readCall,
 	}
 }
 
 // readDecode decodes and validates the params: unknown fields, wrong types and
 // out-of-range numbers are INVALID_ARGUMENT, never clamped.
 func readDecode(call *rpc.Call) (path string, offset, limit int64, err error) {
-	var p readParams
+	var p wire.ReadParams
 	if err := call.Decode(&p); err != nil {
 		return "", 0, 0, err
 	}
@@ -107,8 +78,8 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, readRefusal(s, rp, err)
 	}
-	return &readResult{
-		Path: rp.Display, Root: rp.Root, Content: pg.Content, Tag: pg.Tag, Offset: offset,
+	return &wire.ReadResult{
+		Path: rp.Display, Root: wire.Root(rp.Root), Content: pg.Content, Tag: pg.Tag, Offset: offset,
 		LineCount: pg.Lines, TotalLines: pg.TotalLines, FileBytes: pg.FileBytes,
 		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice,
 	}, nil
@@ -129,7 +100,7 @@ func readRefusal(s *Session, rp roots.Path, err error) error {
 	case page.NotRegular:
 		return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg).WithData(map[string]string{"path": rp.Display, "fileType": e.FileType})
 	case page.Binary:
-		return rpc.Errorf(rpc.BinaryContent, "%s", e.Msg).WithData(readBinaryData{Path: rp.Display, FileBytes: e.Size, Reason: e.Reason})
+		return rpc.Errorf(rpc.BinaryContent, "%s", e.Msg).WithData(wire.ReadBinaryData{Path: rp.Display, FileBytes: e.Size, Reason: e.Reason})
 	case page.PermissionDenied:
 		return rpc.Errorf(rpc.PermissionDenied, "%s", e.Msg)
 	}

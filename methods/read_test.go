@@ -23,6 +23,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // readTestSession returns a session on a fresh workspace with the given
@@ -39,13 +40,13 @@ func readTestSession(t testing.TB, external ...string) *Session {
 }
 
 // readTestCall runs tools/read with raw JSON params.
-func readTestCall(t testing.TB, s *Session, params string) (*readResult, *rpc.Error) {
+func readTestCall(t testing.TB, s *Session, params string) (*wire.ReadResult, *rpc.Error) {
 	t.Helper()
 	res, err := readCall(context.Background(), s, rpc.NewCall("tools/read", json.RawMessage(`1`), json.RawMessage(params), nil))
 	if err != nil {
 		return nil, rpc.AsError(err)
 	}
-	return res.(*readResult), nil
+	return res.(*wire.ReadResult), nil
 }
 
 func readTestWrite(t testing.TB, s *Session, name string, content []byte) string {
@@ -441,7 +442,7 @@ func readBenchSession(b *testing.B, path string) *Session {
 	return readTestSession(b, filepath.Dir(path))
 }
 
-func readBenchCall(b *testing.B, s *Session, path string, offset int64) *readResult {
+func readBenchCall(b *testing.B, s *Session, path string, offset int64) *wire.ReadResult {
 	got, gotErr := readTestCall(b, s, fmt.Sprintf(`{"path":%q,"offset":%d}`, path, offset))
 	require.Nil(b, gotErr)
 	return got

@@ -15,8 +15,12 @@ type Method struct {
 	Tool bool
 	// Description states the method's limits, generated from package limits.
 	Description string
-	// InputSchema is the JSON Schema of the params.
+	// InputSchema is the JSON Schema of the params, generated from their
+	// wire type.
 	InputSchema json.RawMessage
+	// OutputSchema is the JSON Schema of the result (or the error object),
+	// generated from its wire type; nil for methods tools/list does not list.
+	OutputSchema json.RawMessage
 	// Call runs one request against the session.
 	Call func(ctx context.Context, s *Session, call *rpc.Call) (any, error)
 }

@@ -2,7 +2,6 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func writeMethod() Method {
@@ -23,30 +23,14 @@ func writeMethod() Method {
 			"with the replaced file's line endings and final newline. " +
 			"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
 			"Returns the new tag; Read the file before editing it with tools/edit.",
-		InputSchema: json.RawMessage(`{"type":"object","required":["path","content"],"properties":{` +
-			`"path":{"type":"string"},"content":{"type":"string"}}}`),
-		Call: writeCall,
+		InputSchema:  inputSchema[wire.WriteParams](nil),
+		OutputSchema: outputSchema[wire.WriteResult](),
+		Call:         writeCall,
 	}
 }
 
-type writeParams struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content"`
-}
-
-// writeResult is the tools/write result.
-type writeResult struct {
-	Path       string `json:"path"`
-	Root       string `json:"root"`
-	Tag        string `json:"tag"`
-	FileBytes  int    `json:"fileBytes"`
-	TotalLines int    `json:"totalLines"`
-	Created    bool   `json:"created"`
-	Notice     string `json:"notice,omitempty"`
-}
-
 func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-	var p writeParams
+	var p wire.WriteParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -79,8 +63,8 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return &writeResult{
-		Path: rp.Display, Root: string(rp.Root), Tag: res.Tag,
+	return &wire.WriteResult{
+		Path: rp.Display, Root: wire.Root(rp.Root), Tag: res.Tag,
 		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice,
 	}, nil
 }

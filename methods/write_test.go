@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func TestWriteCreatesAndReplaces(t *testing.T) {
@@ -50,10 +51,10 @@ func TestWriteCreatesAndReplaces(t *testing.T) {
 			got, err := os.ReadFile(abs)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, string(got))
-			var res writeResult
+			var res wire.WriteResult
 			require.NoError(t, json.Unmarshal(raw, &res))
 			require.Equal(t, tc.path, res.Path)
-			require.Equal(t, "workspace", res.Root)
+			require.Equal(t, wire.Workspace, res.Root)
 			require.Equal(t, sourceset.TagOf(got), res.Tag)
 			require.Equal(t, len(got), res.FileBytes)
 			require.Equal(t, tc.created, res.Created)
@@ -108,9 +109,9 @@ func TestWriteScratchIsPrivate(t *testing.T) {
 	p := filepath.Join(s.Scratch.Path(), "notes", "n.txt")
 	raw, rerr := editTestRun(t, context.Background(), s, "tools/write", map[string]any{"path": p, "content": "x"})
 	require.Nil(t, rerr)
-	var res writeResult
+	var res wire.WriteResult
 	require.NoError(t, json.Unmarshal(raw, &res))
-	require.Equal(t, "scratch", res.Root)
+	require.Equal(t, wire.Scratch, res.Root)
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
@@ -124,12 +125,10 @@ func TestWriteThenEditNeedsRead(t *testing.T) {
 	s, _ := editTestSession(t, t.TempDir())
 	raw, rerr := editTestRun(t, context.Background(), s, "tools/write", map[string]any{"path": "f.txt", "content": "a\nb\n"})
 	require.Nil(t, rerr)
-	var res writeResult
+	var res wire.WriteResult
 	require.NoError(t, json.Unmarshal(raw, &res))
 	_, rerr = editTestRun(t, context.Background(), s, "tools/edit", map[string]any{"path": "f.txt", "tag": res.Tag,
 		"ops": []editTestOp{{"op": "delete", "start": 1}}})
 	require.NotNil(t, rerr)
 	require.Equal(t, rpc.LineNotVisible, rerr.Kind)
 }
-
-func ptr(s string) *string { return &s }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // JSON-RPC error codes the server sends (SPEC §10).
@@ -19,18 +21,18 @@ const (
 	CodeRequestCancelled     = -32800
 )
 
-// Stable data.code strings of SPEC §10.
+// Stable data.code strings of SPEC §10, as package wire defines them.
 const (
-	InvalidArgument  = "INVALID_ARGUMENT"
-	Cancelled        = "CANCELLED"
-	BinaryContent    = "TOOL_BINARY_CONTENT"
-	NotFound         = "NOT_FOUND"
-	IsDirectory      = "IS_DIRECTORY"
-	PermissionDenied = "PERMISSION_DENIED"
-	Timeout          = "TIMEOUT"
-	StaleTag         = "STALE_TAG"
-	LineNotVisible   = "LINE_NOT_VISIBLE"
-	IOError          = "IO_ERROR"
+	InvalidArgument  = wire.InvalidArgument
+	Cancelled        = wire.Cancelled
+	BinaryContent    = wire.BinaryContent
+	NotFound         = wire.NotFound
+	IsDirectory      = wire.IsDirectory
+	PermissionDenied = wire.PermissionDenied
+	Timeout          = wire.Timeout
+	StaleTag         = wire.StaleTag
+	LineNotVisible   = wire.LineNotVisible
+	IOError          = wire.IOError
 )
 
 // Error is the one wire error of toolrpc. Kind is the data.code of SPEC §10
@@ -87,7 +89,15 @@ func codeOf(kind string) int64 {
 	}
 }
 
-// wireData renders the data member: Data's object with "code" merged in.
+// Object returns e as the JSON-RPC error object both faces send: LSP mode as
+// the error member, MCP as an isError result's structuredContent.
+func (e *Error) Object() (wire.ErrorObject, error) {
+	data, err := e.wireData()
+	return wire.ErrorObject{Code: e.Code, Message: e.Message, Data: data}, err
+}
+
+// wireData renders the data member: Data's object with "code" merged in. It
+// is the one place that merge is made.
 func (e *Error) wireData() (json.RawMessage, error) {
 	if e.Kind == "" && e.Data == nil {
 		return nil, nil

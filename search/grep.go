@@ -9,6 +9,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Mode is what a grep reports.
@@ -56,45 +57,19 @@ func (l Lister) list(ctx context.Context, opts walk.Options) (walk.Files, error)
 	return l(ctx, opts)
 }
 
-// Match is one entry of a content result.
-type Match struct {
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Text    string `json:"text"`
-	Context bool   `json:"context,omitempty"`
-}
-
-// ContentResult is the result of a Content grep.
-type ContentResult struct {
-	Matches   []Match           `json:"matches"`
-	Tags      map[string]string `json:"tags"`
-	Count     int               `json:"count"`
-	Files     int               `json:"files"`
-	Truncated bool              `json:"truncated"`
-	Notice    string            `json:"notice,omitempty"`
-}
-
-// FilesResult is the result of a FilesWithMatches grep.
-type FilesResult struct {
-	Files     []string `json:"files"`
-	Count     int      `json:"count"`
-	Truncated bool     `json:"truncated"`
-	Notice    string   `json:"notice,omitempty"`
-}
-
-// CountEntry is one file of a count result.
-type CountEntry struct {
-	Path  string `json:"path"`
-	Count int    `json:"count"`
-}
-
-// CountResult is the result of a Count grep.
-type CountResult struct {
-	Counts    []CountEntry `json:"counts"`
-	Count     int          `json:"count"`
-	Truncated bool         `json:"truncated"`
-	Notice    string       `json:"notice,omitempty"`
-}
+// The result shapes are the wire types of tools/grep.
+type (
+	// Match is one entry of a content result.
+	Match = wire.GrepMatch
+	// ContentResult is the result of a Content grep.
+	ContentResult = wire.GrepContent
+	// FilesResult is the result of a FilesWithMatches grep.
+	FilesResult = wire.GrepFiles
+	// CountEntry is one file of a count result.
+	CountEntry = wire.GrepCountEntry
+	// CountResult is the result of a Count grep.
+	CountResult = wire.GrepCounts
+)
 
 // Grep walks start (ignore rules as walk applies them below boundary),
 // searches the files newest first and returns the bounded result of q's mode:

@@ -1,0 +1,136 @@
+package methods
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// Schemas are generated from the wire types with jsonschema-go, so a schema
+// cannot disagree with the decoder or the encoder: an object type admits only
+// its members (the decoder refuses unknown fields: additionalProperties is
+// false), a member without omitempty is required, a pointer member is
+// nullable unless required. What a Go type cannot say (ranges from limits,
+// enums, patterns) each tool adds in its adjust function.
+
+// props is the properties of a generated object schema, by member name.
+type props = map[string]*jsonschema.Schema
+
+// typeSchemas are the wire types whose schema is not their Go shape.
+func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+	content, files, counts := mustFor[wire.GrepContent](nil), mustFor[wire.GrepFiles](nil), mustFor[wire.GrepCounts](nil)
+	return map[reflect.Type]*jsonschema.Schema{
+		// Raw members (edit's ops, bash's workDoneToken) are described by
+		// their tool's adjust.
+		reflect.TypeFor[json.RawMessage](): {},
+		reflect.TypeFor[wire.Root]():       {Type: "string", Enum: []any{string(wire.Workspace), string(wire.Scratch), string(wire.External)}},
+		reflect.TypeFor[wire.GrepResult](): {Type: "object", AnyOf: []*jsonschema.Schema{content, files, counts}},
+	}
+}
+
+// mustFor infers T's schema; a type jsonschema-go cannot describe is a
+// programming error.
+func mustFor[T any](ts map[reflect.Type]*jsonschema.Schema) *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: ts})
+	if err != nil {
+		panic(fmt.Sprintf("methods: schema of %T: %v", *new(T), err))
+	}
+	return s
+}
+
+// inputSchema is the JSON Schema of the params type T, with adjust's
+// additions (adjust may be nil).
+func inputSchema[T any](adjust func(p props)) json.RawMessage {
+	s := mustFor[T](typeSchemas())
+	for _, name := range s.Required { // the decoder refuses a required member's null
+		if p := s.Properties[name]; p != nil && len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	if adjust != nil {
+		adjust(s.Properties)
+	}
+	return mustMarshal(s)
+}
+
+// outputSchema is the JSON Schema of a tool's result type T or of the error
+// object: an MCP isError result carries the error object as
+// structuredContent, and MCP clients validate it against outputSchema. Both
+// faces list the same outputSchema.
+func outputSchema[T any]() json.RawMessage {
+	res := mustFor[T](typeSchemas())
+	res.Title = reflect.TypeFor[T]().Name()
+	nonNullArrays(res)
+	return mustMarshal(&jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{res, errorObjectSchema()}})
+}
+
+// nonNullArrays makes every array in s non-nullable: results always encode a
+// slice as an array ([] when empty), never as null.
+func nonNullArrays(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Type, s.Types = "array", nil
+	}
+	nonNullArrays(s.Items)
+	for _, p := range s.Properties {
+		nonNullArrays(p)
+	}
+	for _, a := range s.AnyOf {
+		nonNullArrays(a)
+	}
+}
+
+// errorObjectSchema is the schema of wire.ErrorObject: data, when present,
+// holds the SPEC §10 kind as code beside what the failure adds.
+func errorObjectSchema() *jsonschema.Schema {
+	s := mustFor[wire.ErrorObject](typeSchemas())
+	s.Title = "ErrorObject"
+	data := mustFor[wire.ErrorData](nil)
+	data.AdditionalProperties = nil
+	data.Properties["code"].Enum = toAny(wire.Kinds())
+	s.Properties["data"] = data
+	return s
+}
+
+// toAny returns vs as enum values.
+func toAny[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}
+
+func mustMarshal(s *jsonschema.Schema) json.RawMessage {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("methods: marshal schema: %v", err))
+	}
+	return b
+}
+
+// Adjusters shared by the tools.
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
+
+// rangeOf sets p's inclusive range; max 0 means none.
+func rangeOf(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
+	p.Minimum = ptr(float64(min))
+	if max > 0 {
+		p.Maximum = ptr(float64(max))
+	}
+	return p
+}
+
+// withDefault sets p's default value.
+func withDefault(p *jsonschema.Schema, v any) *jsonschema.Schema {
+	p.Default, _ = json.Marshal(v)
+	return p
+}

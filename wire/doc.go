@@ -1,0 +1,15 @@
+// Package wire holds the one definition of every tool's params and result as
+// they travel: the Go types both faces (LSP-style JSON-RPC and MCP) encode
+// results from and decode params into, the Go client decodes results into,
+// and tools/list's inputSchema and outputSchema are generated from. It also
+// holds the stable data.code strings of SPEC §10.
+//
+// wire imports only the standard library, so the Go client can use it
+// without pulling in the server.
+//
+// # Adding a field
+//
+// A new result field is one edit here (plus the engine that fills it and,
+// if the MCP text block should show it, mcpserve's renderer); the schemas and
+// the TypeScript client's types follow from the type.
+package wire

@@ -1,0 +1,39 @@
+package wire
+
+import "encoding/json"
+
+// Stable data.code strings of SPEC §10.
+const (
+	InvalidArgument  = "INVALID_ARGUMENT"
+	Cancelled        = "CANCELLED"
+	BinaryContent    = "TOOL_BINARY_CONTENT"
+	NotFound         = "NOT_FOUND"
+	IsDirectory      = "IS_DIRECTORY"
+	PermissionDenied = "PERMISSION_DENIED"
+	Timeout          = "TIMEOUT"
+	StaleTag         = "STALE_TAG"
+	LineNotVisible   = "LINE_NOT_VISIBLE"
+	IOError          = "IO_ERROR"
+)
+
+// Kinds returns every data.code string of SPEC §10.
+func Kinds() []string {
+	return []string{InvalidArgument, Cancelled, BinaryContent, NotFound, IsDirectory,
+		PermissionDenied, Timeout, StaleTag, LineNotVisible, IOError}
+}
+
+// ErrorObject is a JSON-RPC error object as LSP mode sends it and as an MCP
+// isError result carries it in structuredContent. Data, when present, is the
+// JSON of an object whose "code" member is the SPEC §10 kind (ErrorData),
+// beside what the failure adds (a bash TIMEOUT's partial BashResult, a
+// STALE_TAG's current tag).
+type ErrorObject struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// ErrorData is the part of an error's data member every tool failure has.
+type ErrorData struct {
+	Code string `json:"code"`
+}

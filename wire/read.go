@@ -1,0 +1,41 @@
+package wire
+
+// Root names the root that holds a path (SPEC §3).
+type Root string
+
+// The three roots of SPEC §3.
+const (
+	Workspace Root = "workspace"
+	Scratch   Root = "scratch"
+	External  Root = "external"
+)
+
+// ReadParams are the params of tools/read (SPEC §4). Pointers tell an absent
+// member from a zero one.
+type ReadParams struct {
+	Path   *string `json:"path" jsonschema:"file path, relative to the first workspace root or absolute"`
+	Offset *int64  `json:"offset,omitempty" jsonschema:"first line to return, 1-based"`
+	Limit  *int64  `json:"limit,omitempty" jsonschema:"number of lines to return"`
+}
+
+// ReadResult is the result of tools/read (SPEC §4).
+type ReadResult struct {
+	Path         string  `json:"path"`
+	Root         Root    `json:"root"`
+	Content      string  `json:"content"`
+	Tag          string  `json:"tag"`
+	Offset       int64   `json:"offset"`
+	LineCount    int     `json:"lineCount"`
+	TotalLines   int64   `json:"totalLines"`
+	FileBytes    int64   `json:"fileBytes"`
+	Truncated    bool    `json:"truncated"`
+	ClippedLines []int64 `json:"clippedLines,omitempty"`
+	Notice       string  `json:"notice,omitempty"`
+}
+
+// ReadBinaryData is the data of a TOOL_BINARY_CONTENT error.
+type ReadBinaryData struct {
+	Path      string `json:"path"`
+	FileBytes int64  `json:"fileBytes"`
+	Reason    string `json:"reason"`
+}
