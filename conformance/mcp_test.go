@@ -136,7 +136,7 @@ func TestMCP_EveryTool(t *testing.T) {
 	want = lsp.call(t, "tools/write", map[string]any{"path": "new-lsp.txt", "content": "hello\n"})
 	res, sc = m.ok(t, "write", map[string]any{"path": "new-mcp.txt", "content": "hello\n"})
 	require.JSONEq(t, strings.ReplaceAll(string(want), "new-lsp.txt", "new-mcp.txt"), string(sc))
-	require.Regexp(t, `^Created new-mcp\.txt: 1 lines, 6 bytes, tag [0-9a-f]{4}\.$`, text(res))
+	require.Regexp(t, `^Created new-mcp\.txt: 1 line, 6 bytes, tag [0-9a-f]{4}\.$`, text(res))
 	got, err := os.ReadFile(filepath.Join(lsp.Root, "new-mcp.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "hello\n", string(got))

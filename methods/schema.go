@@ -20,16 +20,33 @@ import (
 // props is the properties of a generated object schema, by member name.
 type props = map[string]*jsonschema.Schema
 
-// typeSchemas are the wire types whose schema is not their Go shape.
+// typeSchemas are the wire types whose schema is not their Go shape, and the
+// named types a client generator declares once (their title is the Go name).
 func typeSchemas() map[reflect.Type]*jsonschema.Schema {
-	content, files, counts := mustFor[wire.GrepContent](nil), mustFor[wire.GrepFiles](nil), mustFor[wire.GrepCounts](nil)
-	return map[reflect.Type]*jsonschema.Schema{
+	ts := map[reflect.Type]*jsonschema.Schema{
 		// Raw members (edit's ops, bash's workDoneToken) are described by
 		// their tool's adjust.
 		reflect.TypeFor[json.RawMessage](): {},
-		reflect.TypeFor[wire.Root]():       {Type: "string", Enum: []any{string(wire.Workspace), string(wire.Scratch), string(wire.External)}},
-		reflect.TypeFor[wire.GrepResult](): {Type: "object", AnyOf: []*jsonschema.Schema{content, files, counts}},
+		reflect.TypeFor[wire.Root](): {Title: "Root", Description: "the kind of root a path lies in (SPEC §3)",
+			Type: "string", Enum: []any{string(wire.Workspace), string(wire.Scratch), string(wire.External)}},
 	}
+	titled[wire.StreamInfo](ts, "what a bash stream produced and what the result kept of it")
+	titled[wire.GrepMatch](ts, "")
+	content := titled[wire.GrepContentResult](ts, `tools/grep with outputMode "content"`)
+	files := titled[wire.GrepFilesResult](ts, `tools/grep with outputMode "filesWithMatches" (the default)`)
+	counts := titled[wire.GrepCountResult](ts, `tools/grep with outputMode "count"`)
+	ts[reflect.TypeFor[wire.GrepResult]()] = &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{content, files, counts},
+		Description: "the variant follows params.outputMode"}
+	return ts
+}
+
+// titled records the schema of T in ts under T's name as title.
+func titled[T any](ts map[reflect.Type]*jsonschema.Schema, doc string) *jsonschema.Schema {
+	s := mustFor[T](ts)
+	nonNullArrays(s)
+	s.Title, s.Description = reflect.TypeFor[T]().Name(), doc
+	ts[reflect.TypeFor[T]()] = s
+	return s
 }
 
 // mustFor infers T's schema; a type jsonschema-go cannot describe is a

@@ -62,13 +62,13 @@ type (
 	// Match is one entry of a content result.
 	Match = wire.GrepMatch
 	// ContentResult is the result of a Content grep.
-	ContentResult = wire.GrepContent
+	ContentResult = wire.GrepContentResult
 	// FilesResult is the result of a FilesWithMatches grep.
-	FilesResult = wire.GrepFiles
+	FilesResult = wire.GrepFilesResult
 	// CountEntry is one file of a count result.
 	CountEntry = wire.GrepCountEntry
 	// CountResult is the result of a Count grep.
-	CountResult = wire.GrepCounts
+	CountResult = wire.GrepCountResult
 )
 
 // Grep walks start (ignore rules as walk applies them below boundary),

@@ -17,23 +17,23 @@ type BashParams struct {
 // StreamInfo is StreamInfo of SPEC §6: what one stream wrote and what of it
 // the result holds.
 type StreamInfo struct {
-	Bytes        int    `json:"bytes"`
-	Lines        int    `json:"lines"`
-	Truncated    bool   `json:"truncated"`
-	OmittedBytes int    `json:"omittedBytes"`
-	OmittedLines int    `json:"omittedLines"`
-	Spill        string `json:"spill,omitempty"`
-	Chunks       int    `json:"chunks"`
+	Bytes        int    `json:"bytes" jsonschema:"everything the process wrote to the stream"`
+	Lines        int    `json:"lines" jsonschema:"lines the process wrote to the stream"`
+	Truncated    bool   `json:"truncated" jsonschema:"the result holds less than that"`
+	OmittedBytes int    `json:"omittedBytes" jsonschema:"bytes the capture layer did not retain"`
+	OmittedLines int    `json:"omittedLines" jsonschema:"lines the capture layer did not retain"`
+	Spill        string `json:"spill,omitempty" jsonschema:"path of the spill file, only if one was written"`
+	Chunks       int    `json:"chunks" jsonschema:"progress chunks sent for this stream (last seq + 1)"`
 }
 
 // BashResult is BashResult of SPEC §6; it is also the data of a TIMEOUT or
 // CANCELLED error. ExitCode is nil when a signal ended the command.
 type BashResult struct {
 	ExitCode   *int       `json:"exitCode"`
-	Signal     string     `json:"signal,omitempty"`
-	Stdout     string     `json:"stdout"`
-	Stderr     string     `json:"stderr"`
-	Truncated  bool       `json:"truncated"`
+	Signal     string     `json:"signal,omitempty" jsonschema:"the signal that ended the command, e.g. SIGKILL"`
+	Stdout     string     `json:"stdout" jsonschema:"head kept; marker appended when cut"`
+	Stderr     string     `json:"stderr" jsonschema:"tail kept; marker prepended when cut"`
+	Truncated  bool       `json:"truncated" jsonschema:"either stream cut"`
 	StdoutInfo StreamInfo `json:"stdoutInfo"`
 	StderrInfo StreamInfo `json:"stderrInfo"`
 	DurationMs int64      `json:"durationMs"`

@@ -23,7 +23,7 @@ type EditOp struct {
 type EditResult struct {
 	Path         string `json:"path"`
 	Tag          string `json:"tag"`
-	Content      string `json:"content"`
+	Content      string `json:"content" jsonschema:"each changed region with context lines, in Read's format"`
 	TotalLines   int    `json:"totalLines"`
 	ClippedLines []int  `json:"clippedLines,omitempty"`
 	Notice       string `json:"notice,omitempty"`

@@ -30,21 +30,21 @@ type GrepMatch struct {
 	Path    string `json:"path"`
 	Line    int    `json:"line"`
 	Text    string `json:"text"`
-	Context bool   `json:"context,omitempty"`
+	Context bool   `json:"context,omitempty" jsonschema:"a context line, not a match"`
 }
 
-// GrepContent is the result of a content grep.
-type GrepContent struct {
+// GrepContentResult is the result of a content grep.
+type GrepContentResult struct {
 	Matches   []GrepMatch       `json:"matches"`
-	Tags      map[string]string `json:"tags"`
-	Count     int               `json:"count"`
-	Files     int               `json:"files"`
+	Tags      map[string]string `json:"tags" jsonschema:"path to tag, for tools/edit"`
+	Count     int               `json:"count" jsonschema:"match entries returned"`
+	Files     int               `json:"files" jsonschema:"distinct files among them"`
 	Truncated bool              `json:"truncated"`
 	Notice    string            `json:"notice,omitempty"`
 }
 
-// GrepFiles is the result of a filesWithMatches grep.
-type GrepFiles struct {
+// GrepFilesResult is the result of a filesWithMatches grep.
+type GrepFilesResult struct {
 	Files     []string `json:"files"`
 	Count     int      `json:"count"`
 	Truncated bool     `json:"truncated"`
@@ -57,10 +57,10 @@ type GrepCountEntry struct {
 	Count int    `json:"count"`
 }
 
-// GrepCounts is the result of a count grep.
-type GrepCounts struct {
+// GrepCountResult is the result of a count grep.
+type GrepCountResult struct {
 	Counts    []GrepCountEntry `json:"counts"`
-	Count     int              `json:"count"`
+	Count     int              `json:"count" jsonschema:"sum of the per-file counts"`
 	Truncated bool             `json:"truncated"`
 	Notice    string           `json:"notice,omitempty"`
 }
@@ -68,9 +68,9 @@ type GrepCounts struct {
 // GrepResult is the result of tools/grep: exactly one of its members is set,
 // by the outputMode, and it encodes as that member alone.
 type GrepResult struct {
-	Content *GrepContent
-	Files   *GrepFiles
-	Counts  *GrepCounts
+	Content *GrepContentResult
+	Files   *GrepFilesResult
+	Counts  *GrepCountResult
 }
 
 // MarshalJSON encodes the member that is set.
@@ -95,14 +95,14 @@ func (r *GrepResult) UnmarshalJSON(b []byte) error {
 	}
 	*r = GrepResult{}
 	if _, ok := keys["matches"]; ok {
-		r.Content = &GrepContent{}
+		r.Content = &GrepContentResult{}
 		return json.Unmarshal(b, r.Content)
 	}
 	if _, ok := keys["counts"]; ok {
-		r.Counts = &GrepCounts{}
+		r.Counts = &GrepCountResult{}
 		return json.Unmarshal(b, r.Counts)
 	}
-	r.Files = &GrepFiles{}
+	r.Files = &GrepFilesResult{}
 	return json.Unmarshal(b, r.Files)
 }
 

@@ -22,14 +22,14 @@ type ReadParams struct {
 type ReadResult struct {
 	Path         string  `json:"path"`
 	Root         Root    `json:"root"`
-	Content      string  `json:"content"`
+	Content      string  `json:"content" jsonschema:"a [path#TAG] header line, then one N:text line per file line"`
 	Tag          string  `json:"tag"`
 	Offset       int64   `json:"offset"`
 	LineCount    int     `json:"lineCount"`
 	TotalLines   int64   `json:"totalLines"`
 	FileBytes    int64   `json:"fileBytes"`
 	Truncated    bool    `json:"truncated"`
-	ClippedLines []int64 `json:"clippedLines,omitempty"`
+	ClippedLines []int64 `json:"clippedLines,omitempty" jsonschema:"line numbers clipped in this window (not editable)"`
 	Notice       string  `json:"notice,omitempty"`
 }
 

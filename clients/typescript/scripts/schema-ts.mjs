@@ -3,7 +3,7 @@
 // cannot express fails generation instead of producing a looser type.
 
 const structural = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'anyOf', '$ref']);
-const documentary = new Set(['description', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'default', '$comment']);
+const documentary = new Set(['title', 'description', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'default', '$comment']);
 
 /** typeName maps a tool name to its type prefix: "tools/read" -> "Read". */
 export function typeName(tool) {

@@ -6,7 +6,6 @@ import * as rpc from 'vscode-jsonrpc/node';
 import { BUILD_HINT, findBinary } from './binary';
 import { ErrorCodes, ToolRPCError } from './errors';
 import type {
-  BashChunk,
   BashParams,
   BashResult,
   EditParams,
@@ -23,6 +22,20 @@ import type {
   WriteParams,
   WriteResult,
 } from './generated';
+
+/**
+ * One $/progress chunk of a running bash call (SPEC §6.4): a notification's
+ * value, not a tool result, so tools/list does not describe it. seq starts at
+ * 0 per stream and rises by exactly 1.
+ */
+export interface BashChunk {
+  stream: 'stdout' | 'stderr';
+  seq: number;
+  /** valid UTF-8, never a split character */
+  data: string;
+  /** bytes not sent before this chunk (streams past 1 MiB) */
+  skippedBytes?: number;
+}
 
 /** Options of ToolRPC.spawn. */
 export interface SpawnOptions {

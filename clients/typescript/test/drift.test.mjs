@@ -26,7 +26,8 @@ test('src/generated.ts matches the server', (t) => {
 
 test('the generator notices a changed schema', async () => {
   const { render } = await import(generate);
-  const tools = [{ name: 'tools/read', description: 'd', inputSchema: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } } }];
+  const tools = [{ name: 'tools/read', description: 'd', inputSchema: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } },
+    outputSchema: { type: 'object', anyOf: [{ title: 'ReadResult', type: 'object', properties: { path: { type: 'string' } } }, { title: 'ErrorObject', type: 'object' }] } }];
   const before = render(tools);
   tools[0].inputSchema.properties.encoding = { type: 'string' };
   const after = render(tools);
@@ -34,4 +35,9 @@ test('the generator notices a changed schema', async () => {
   assert.match(after, /encoding\?: string;/);
   tools[0].inputSchema.properties.bad = { type: 'string', format: 'uri' };
   assert.throws(() => render(tools), /unsupported JSON Schema keyword "format"/);
+  delete tools[0].inputSchema.properties.bad;
+  tools[0].outputSchema.anyOf[0].properties.lines = { type: 'integer' };
+  assert.match(render(tools), /lines\?: number;/, 'result types follow the outputSchema');
+  delete tools[0].outputSchema;
+  assert.throws(() => render(tools), /no outputSchema/);
 });

@@ -1,6 +1,6 @@
 // Shared fixtures of the client tests: the server binary under test, temp
 // workspaces, /proc probes and a strict checker of results against the
-// result schemas.
+// result schemas the server lists.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,7 +83,26 @@ export async function rejection(promise) {
   }
 }
 
-export const resultSchemas = JSON.parse(fs.readFileSync(path.join(packageDir, 'schema', 'results.json'), 'utf8'));
+/**
+ * resultSchemas are the result schemas of the server under test, from its
+ * tools/list outputSchema: by tool name, and every titled sub-schema by title
+ * under $defs (GrepContentResult, StreamInfo, ...).
+ */
+export const resultSchemas = await (async () => {
+  const { listTools } = await import('../scripts/generate.mjs');
+  const out = { $defs: {} };
+  const collect = (s) => {
+    if (Array.isArray(s)) return s.forEach(collect);
+    if (s === null || typeof s !== 'object') return;
+    if (s.title) out.$defs[s.title] = s;
+    Object.values(s).forEach(collect);
+  };
+  for (const tool of await listTools(bin)) {
+    out[tool.name] = (tool.outputSchema.anyOf || [tool.outputSchema]).find((a) => a.title !== 'ErrorObject');
+    collect(tool.outputSchema);
+  }
+  return out;
+})();
 
 /**
  * conform lists how value breaks schema, strictly: a member an object schema
