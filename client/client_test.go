@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/client"
 	"github.com/toolrpc/toolrpc/lspframe"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // start starts the real server on a fresh workspace holding files, and
@@ -62,14 +63,6 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// bashResult is the part of a tools/bash result (SPEC §6) the tests read.
-type bashResult struct {
-	Stdout     string `json:"stdout"`
-	StdoutInfo struct {
-		Chunks int `json:"chunks"`
-	} `json:"stdoutInfo"`
-}
-
 // TestCall_ConcurrentRepliesMatched makes many calls at once: each gets its
 // own reply, whatever order the server answers in.
 func TestCall_ConcurrentRepliesMatched(t *testing.T) {
@@ -85,11 +78,10 @@ func TestCall_ConcurrentRepliesMatched(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var r struct {
-				Content string `json:"content"`
+			r, err := c.Read(context.Background(), wire.ReadParams{Path: fmt.Sprintf("f%02d.txt", i)})
+			if errs[i] = err; err == nil {
+				got[i] = r.Content
 			}
-			errs[i] = c.Call(context.Background(), "tools/read", map[string]any{"path": fmt.Sprintf("f%02d.txt", i)}, &r)
-			got[i] = r.Content
 		}()
 	}
 	wg.Wait()
@@ -105,7 +97,7 @@ func TestCall_ConcurrentRepliesMatched(t *testing.T) {
 // data.code and data.
 func TestCall_ErrorReply(t *testing.T) {
 	c, _, _ := start(t, nil)
-	err := c.Call(context.Background(), "tools/read", map[string]any{"path": "missing.txt"}, nil)
+	_, err := c.Read(context.Background(), wire.ReadParams{Path: "missing.txt"})
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, int64(-32001), e.Code)
@@ -125,9 +117,8 @@ func TestCall_ProgressBeforeReply(t *testing.T) {
 	c, _, _ := start(t, nil)
 	var mu sync.Mutex
 	var chunks []string
-	var res bashResult
-	err := c.Call(context.Background(), "tools/bash",
-		map[string]any{"command": `for i in $(seq 1 40); do echo "line $i"; sleep 0.01; done`}, &res,
+	res, err := c.Bash(context.Background(),
+		wire.BashParams{Command: `for i in $(seq 1 40); do echo "line $i"; sleep 0.01; done`},
 		client.WithProgress(func(v json.RawMessage) {
 			var p struct {
 				Stream string `json:"stream"`
@@ -154,15 +145,15 @@ func TestCall_CancelCarriesPartialResult(t *testing.T) {
 	c, _, _ := start(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := c.Call(ctx, "tools/bash", map[string]any{"command": "echo partial; exec sleep 600"}, nil,
+	_, err := c.Bash(ctx, wire.BashParams{Command: "echo partial; exec sleep 600"},
 		client.WithProgress(func(json.RawMessage) { cancel() }))
 	require.ErrorIs(t, err, context.Canceled)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, int64(client.CodeRequestCancelled), e.Code)
 	require.Equal(t, "CANCELLED", e.Kind)
-	var partial bashResult
-	require.NoError(t, json.Unmarshal(e.Data, &partial))
+	partial, ok := e.Partial()
+	require.True(t, ok, "a cancelled bash carries its partial result")
 	require.Equal(t, "partial\n", partial.Stdout)
 	// The connection is still good.
 	require.NoError(t, c.Call(context.Background(), "tools/list", nil, nil))

@@ -13,7 +13,9 @@
 //
 // # Calls
 //
-// Call may be used from many goroutines at once; replies are matched to
+// Read, Grep, Glob, Bash, Edit and Write call one tool each with its params
+// and return its result, both typed by package wire (the types the server
+// encodes from); Call sends any method with any params. Call may be used from many goroutines at once; replies are matched to
 // calls by id, in whatever order the server sends them. A call made with
 // WithProgress gets the $/progress values the server sends for it (token =
 // the request id, SPEC §6.4), in order, all of them before Call returns.

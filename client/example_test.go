@@ -14,11 +14,13 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Example starts a server (here the toolrpc found on $PATH, which the test
 // puts there), searches a workspace, streams a command's output, reads an
-// error reply, and shuts the server down.
+// error reply, and shuts the server down. The tool methods take and return
+// the types of package wire.
 func Example() {
 	workspace, _ := os.MkdirTemp("", "workspace-")
 	defer os.RemoveAll(workspace)
@@ -42,13 +44,11 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	var grep struct {
-		Files []string `json:"files"`
-	}
-	if err := conn.Call(ctx, "tools/grep", map[string]any{"pattern": "hello"}, &grep); err != nil {
+	grep, err := conn.Grep(ctx, wire.GrepParams{Pattern: wire.Ptr("hello")})
+	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("grep:", grep.Files)
+	fmt.Println("grep:", grep.Files.Files)
 
 	// The command's output arrives as $/progress while it runs.
 	streamed := client.WithProgress(func(value json.RawMessage) {
@@ -58,15 +58,13 @@ func Example() {
 		json.Unmarshal(value, &chunk)
 		fmt.Print("progress: ", chunk.Data)
 	})
-	var bash struct {
-		ExitCode int `json:"exitCode"`
-	}
-	if err := conn.Call(ctx, "tools/bash", map[string]any{"command": "echo streamed"}, &bash, streamed); err != nil {
+	bash, err := conn.Bash(ctx, wire.BashParams{Command: "echo streamed"}, streamed)
+	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("bash exit code:", bash.ExitCode)
+	fmt.Println("bash exit code:", *bash.ExitCode)
 
-	err = conn.Call(ctx, "tools/read", map[string]any{"path": "missing.txt"}, nil)
+	_, err = conn.Read(ctx, wire.ReadParams{Path: "missing.txt"})
 	var e *client.Error
 	if errors.As(err, &e) {
 		fmt.Println("read:", e.Code, e.Kind)

@@ -41,7 +41,7 @@ func bashMethod() Method {
 			limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
 			limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond),
 		InputSchema: inputSchema[wire.BashParams](func(p props) {
-			p["command"].MinLength = ptr(1)
+			p["command"].MinLength = wire.Ptr(1)
 			withDefault(rangeOf(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
 			p["workDoneToken"].Types = []string{"string", "integer"}
 		}),
@@ -65,13 +65,13 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
-	if p.Command == nil || *p.Command == "" {
+	if p.Command == "" {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: command is required")
 	}
-	if strings.ContainsRune(*p.Command, 0) {
+	if strings.ContainsRune(p.Command, 0) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: command holds a NUL byte")
 	}
-	r := &bashRun{command: *p.Command, stdin: p.Stdin, timeout: limits.BashDefaultTimeoutSeconds * time.Second, token: call.ID}
+	r := &bashRun{command: p.Command, stdin: p.Stdin, timeout: limits.BashDefaultTimeoutSeconds * time.Second, token: call.ID}
 	if p.Timeout != nil {
 		t := *p.Timeout
 		if t < limits.BashMinTimeoutSeconds || t > limits.BashMaxTimeoutSeconds {

@@ -37,7 +37,7 @@ func editMethod() Method {
 			op.Properties["op"].Enum = []any{"replace", "insert", "delete"}
 			rangeOf(op.Properties["start"], 0, 0)
 			rangeOf(op.Properties["end"], 1, 0)
-			p["ops"] = &jsonschema.Schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(limits.EditMaxOps), Items: op}
+			p["ops"] = &jsonschema.Schema{Type: "array", MinItems: wire.Ptr(1), MaxItems: wire.Ptr(limits.EditMaxOps), Items: op}
 		}),
 		OutputSchema: outputSchema[wire.EditResult](),
 		Call:         editCall,

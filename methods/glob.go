@@ -45,10 +45,10 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
-	if p.Pattern == nil || *p.Pattern == "" {
+	if p.Pattern == "" {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern is required")
 	}
-	pattern := *p.Pattern
+	pattern := p.Pattern
 	if err := search.CheckGlob(pattern); err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: pattern %w", err)
 	}

@@ -43,7 +43,7 @@ func readDecode(call *rpc.Call) (path string, offset, limit int64, err error) {
 	if err := call.Decode(&p); err != nil {
 		return "", 0, 0, err
 	}
-	if p.Path == nil || *p.Path == "" {
+	if p.Path == "" {
 		return "", 0, 0, rpc.Errorf(rpc.InvalidArgument, "read: path is required")
 	}
 	offset, limit = 1, limits.ReadDefaultLimit
@@ -59,7 +59,7 @@ func readDecode(call *rpc.Call) (path string, offset, limit int64, err error) {
 	if limit < 1 || limit > limits.ReadMaxLimit {
 		return "", 0, 0, rpc.Errorf(rpc.InvalidArgument, "read: limit %d is out of range 1..%d", limit, limits.ReadMaxLimit)
 	}
-	return *p.Path, offset, limit, nil
+	return p.Path, offset, limit, nil
 }
 
 func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {

@@ -139,9 +139,9 @@ func ptr[T any](v T) *T { return &v }
 
 // rangeOf sets p's inclusive range; max 0 means none.
 func rangeOf(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
-	p.Minimum = ptr(float64(min))
+	p.Minimum = wire.Ptr(float64(min))
 	if max > 0 {
-		p.Maximum = ptr(float64(max))
+		p.Maximum = wire.Ptr(float64(max))
 	}
 	return p
 }

@@ -26,16 +26,16 @@ func TestWriteCreatesAndReplaces(t *testing.T) {
 		notice   bool
 	}{
 		{"create with parents", nil, "a/b/c.txt", "hello\n", "hello\n", true, false},
-		{"replace", ptr("old\n"), "f.txt", "new", "new", false, false},
-		{"empty", ptr("old\n"), "f.txt", "", "", false, false},
+		{"replace", wire.Ptr("old\n"), "f.txt", "new", "new", false, false},
+		{"empty", wire.Ptr("old\n"), "f.txt", "", "", false, false},
 		{"read content stripped", nil, "f.txt", "[f.txt#1234]\n1:a\n2:b\n", "a\nb\n", true, true},
 		{"read window without header", nil, "f.txt", "7:x\n8:\n9:z", "x\n\nz\n", true, true},
-		{"crlf file keeps crlf", ptr("a\r\nb\r\n"), "f.txt", "[f.txt#0000]\n1:a\n2:B\n", "a\r\nB\r\n", false, true},
-		{"missing final newline kept", ptr("a\nb"), "f.txt", "[f.txt#1111]\n1:a\n2:c\n", "a\nc", false, true},
+		{"crlf file keeps crlf", wire.Ptr("a\r\nb\r\n"), "f.txt", "[f.txt#0000]\n1:a\n2:B\n", "a\r\nB\r\n", false, true},
+		{"missing final newline kept", wire.Ptr("a\nb"), "f.txt", "[f.txt#1111]\n1:a\n2:c\n", "a\nc", false, true},
 		{"not every line numbered", nil, "f.txt", "1:a\nb\n", "1:a\nb\n", true, false},
 		{"numbers not consecutive", nil, "f.txt", "1:a\n3:b\n", "1:a\n3:b\n", true, false},
 		{"ini section is not a header", nil, "f.ini", "[core#abcd]\nkey=1\n", "[core#abcd]\nkey=1\n", true, false},
-		{"lone header of an empty read", ptr("x\n"), "f.txt", "[f.txt#0000]\n", "", false, true},
+		{"lone header of an empty read", wire.Ptr("x\n"), "f.txt", "[f.txt#0000]\n", "", false, true},
 		{"lone header of another tag kept", nil, "f.txt", "[f.txt#abcd]\n", "[f.txt#abcd]\n", true, false},
 		{"signed numbers are not prefixes", nil, "f.txt", "+1:a\n", "+1:a\n", true, false},
 	}

@@ -4,7 +4,7 @@ import "encoding/json"
 
 // BashParams are the params of tools/bash (SPEC §6).
 type BashParams struct {
-	Command *string   `json:"command" jsonschema:"the command, run with bash -c"`
+	Command string    `json:"command" jsonschema:"the command, run with bash -c"`
 	Cwd     *string   `json:"cwd,omitempty" jsonschema:"working directory inside the workspace (default: the first root)"`
 	Env     StringMap `json:"env,omitempty" jsonschema:"variables added to the server's environment"`
 	Stdin   *string   `json:"stdin,omitempty" jsonschema:"the command's standard input (default: /dev/null)"`

@@ -13,9 +13,9 @@ const (
 // ReadParams are the params of tools/read (SPEC §4). Pointers tell an absent
 // member from a zero one.
 type ReadParams struct {
-	Path   *string `json:"path" jsonschema:"file path, relative to the first workspace root or absolute"`
-	Offset *int64  `json:"offset,omitempty" jsonschema:"first line to return, 1-based"`
-	Limit  *int64  `json:"limit,omitempty" jsonschema:"number of lines to return"`
+	Path   string `json:"path" jsonschema:"file path, relative to the first workspace root or absolute"`
+	Offset *int64 `json:"offset,omitempty" jsonschema:"first line to return, 1-based"`
+	Limit  *int64 `json:"limit,omitempty" jsonschema:"number of lines to return"`
 }
 
 // ReadResult is the result of tools/read (SPEC §4).
