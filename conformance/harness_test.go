@@ -71,6 +71,11 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
+	if err := loadSchemas(); err != nil {
+		fmt.Fprintln(os.Stderr, "tools/list of the server under test:", err)
+		cleanup()
+		os.Exit(2)
+	}
 	code := m.Run()
 	cleanup()
 	os.Exit(code)
@@ -135,7 +140,9 @@ type server struct {
 	replies  map[string]*frame
 	prog     map[string][]json.RawMessage
 	readDone chan struct{}
-	readErr  error // why readLoop stopped, when not a clean EOF
+	readErr  error             // why readLoop stopped, when not a clean EOF
+	methods  map[string]string // request id (compact JSON) -> method, for the schema check
+	schemas  schemaCheck
 	exited   chan struct{}
 	exitErr  error
 }
@@ -180,6 +187,7 @@ func start(t testing.TB, opts ...option) *server {
 		waiters:  map[string]chan *frame{},
 		replies:  map[string]*frame{},
 		prog:     map[string][]json.RawMessage{},
+		methods:  map[string]string{},
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
 	}
@@ -201,6 +209,8 @@ func start(t testing.TB, opts ...option) *server {
 	}()
 	t.Cleanup(func() {
 		s.stop(t)
+		<-s.readDone
+		s.schemas.report(t)
 		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
 			t.Errorf("the server reported a data race:\n%s", tail(s.stderr.String(), 8000))
 		}
@@ -325,6 +335,7 @@ func (s *server) dispatch(body []byte) {
 	}
 	if f.Method == "" {
 		k := compact(f.ID)
+		s.checkSchema(s.methods[k], body)
 		s.replies[k] = f
 		if ch, ok := s.waiters[k]; ok {
 			ch <- f
@@ -338,7 +349,32 @@ func (s *server) writeMsg(msg any) {
 	if err != nil {
 		panic(err)
 	}
+	if m, ok := msg.(map[string]any); ok && m["id"] != nil {
+		if method, ok := m["method"].(string); ok {
+			id, _ := json.Marshal(m["id"])
+			s.mu.Lock()
+			s.methods[compact(id)] = method
+			s.mu.Unlock()
+		}
+	}
 	s.writeRaw(rawFrame(string(b)))
+}
+
+// checkSchema holds the reply body to a request of method to the tool's
+// outputSchema: its result, or its error object. s.mu is held.
+func (s *server) checkSchema(method string, body []byte) {
+	var m struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if method == "" || json.Unmarshal(body, &m) != nil {
+		return
+	}
+	if len(m.Error) > 0 {
+		s.schemas.check(method, m.Error)
+		return
+	}
+	s.schemas.check(method, m.Result)
 }
 
 // rawFrame frames body with a Content-Length header, as it is: the suite's

@@ -70,6 +70,7 @@ func mcpStart(t testing.TB, o mcpOptions) *mcpServer {
 	s.cs = cs
 	t.Cleanup(func() {
 		_ = s.cs.Close()
+		s.rec.schemas.report(t)
 		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
 			t.Errorf("the server reported a data race:\n%s", tail(s.stderr.String(), 8000))
 		}
@@ -168,9 +169,11 @@ type recorded struct {
 
 // recorder is a transport that records every message in wire order.
 type recorder struct {
-	inner mcp.Transport
-	mu    sync.Mutex
-	log   []recorded
+	inner   mcp.Transport
+	mu      sync.Mutex
+	log     []recorded
+	calls   map[jsonrpc.ID]string // tools/call request id -> tool method, for the schema check
+	schemas schemaCheck
 }
 
 func (r *recorder) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -202,13 +205,44 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
 		c.r.add(false, msg)
+		if res, ok := msg.(*jsonrpc.Response); ok {
+			c.r.checkResult(res)
+		}
 	}
 	return msg, err
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.r.add(true, msg)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" && req.ID.IsValid() {
+		var p struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			c.r.mu.Lock()
+			if c.r.calls == nil {
+				c.r.calls = map[jsonrpc.ID]string{}
+			}
+			c.r.calls[req.ID] = "tools/" + p.Name
+			c.r.mu.Unlock()
+		}
+	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// checkResult holds a tools/call result's structuredContent to its tool's
+// outputSchema.
+func (r *recorder) checkResult(res *jsonrpc.Response) {
+	r.mu.Lock()
+	method := r.calls[res.ID]
+	r.mu.Unlock()
+	var m struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if method == "" || res.Result == nil || json.Unmarshal(res.Result, &m) != nil {
+		return
+	}
+	r.schemas.check(method, m.StructuredContent)
 }
 
 // mcpProgress is one notifications/progress as the wire carried it.
