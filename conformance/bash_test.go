@@ -128,7 +128,9 @@ func TestCriterion01_BashOversizeSpilled(t *testing.T) {
 	s := start(t)
 	res := callBash(t, s, map[string]any{"command": "seq 100000"})
 	full := seqOutput(1, 100000)
-	re := regexp.MustCompile(`(?s)^(.*\n)\[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB\. Full output saved to (\S+)` + savedTo + "\n$")
+	// seq 100000 prints 588,895 bytes: the 512 KB copy ends after line 89232.
+	re := regexp.MustCompile(`(?s)^(.*\n)\[truncated: kept the first 4000 of 100000 lines; limit 4000 lines / 96KB\. Full output saved to (\S+)` +
+		` — Grep it, or Read it with offset/limit\. The saved copy holds lines 1–89232 of 100000 \(spill limit 512KB\)\.\]` + "\n$")
 	m := re.FindStringSubmatch(res.Stdout)
 	require.NotNil(t, m, "stdout ends with the head-cut marker: %q", tail(res.Stdout, 300))
 	require.Equal(t, seqOutput(1, 4000), m[1])
@@ -199,7 +201,8 @@ func TestCriterion09_BashValidUTF8(t *testing.T) {
 		{"multibyte at the tail cut", `{ yes é | head -n 60000 | tr -d '\n'; printf 'z\n'; } >&2`,
 			nil, regexp.MustCompile(`^\[truncated: no complete line fits the 96KB limit; kept 98303 bytes of a single 120001-byte line\. Full output saved to \S+` + savedTo + "\n(é+z)$"), 98303},
 		{"4.2 MB single line", `head -c 4200000 /dev/zero | tr '\0' a`,
-			regexp.MustCompile(`^(a+)\n\[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line\. Full output saved to \S+` + savedTo + "\n$"), nil, 98304},
+			regexp.MustCompile(`^(a+)\n\[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line\. Full output saved to \S+` +
+				` — Grep it, or Read it with offset/limit\. The saved copy holds the first 524288 bytes of line 1 \(spill limit 512KB\)\.\]` + "\n$"), nil, 98304},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -358,7 +361,12 @@ func TestCriterion12_BashTimeoutDefaultAndRange(t *testing.T) {
 		if tool.Name == "tools/bash" {
 			found = true
 			require.Contains(t, tool.Description, "default 60, allowed 1..21600")
-			require.Contains(t, string(tool.InputSchema), `"timeout":{"type":"number","minimum":1,"maximum":21600,"default":60}`)
+			timeout := decode[struct {
+				Properties map[string]struct {
+					Minimum, Maximum, Default float64
+				}
+			}](t, tool.InputSchema).Properties["timeout"]
+			require.Equal(t, [3]float64{1, 21600, 60}, [3]float64{timeout.Minimum, timeout.Maximum, timeout.Default}, "timeout's range and default")
 		}
 	}
 	require.True(t, found)

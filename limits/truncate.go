@@ -138,7 +138,7 @@ func HeadCut(s Stream, b Budget) Cut {
 		if !whole {
 			y = max(y, s.EdgeLineBytes)
 		}
-		m := singleLineMarker(x, y, b, s.Spill)
+		m := singleLineMarker(x, y, b, nextStep(s, true))
 		return Cut{Text: headText(keep, m), KeptBytes: x, Truncated: true}
 	}
 
@@ -147,7 +147,7 @@ func HeadCut(s Stream, b Budget) Cut {
 	if keptRaw == len(raw) && !s.Dropped && lines >= total {
 		return Cut{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
 	}
-	m := linesMarker("first", lines, total, b, s.Spill)
+	m := linesMarker("first", lines, total, b, nextStep(s, true))
 	return Cut{Text: headText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
 }
 
@@ -203,7 +203,7 @@ func TailCut(s Stream, b Budget) Cut {
 		if !whole {
 			y = max(y, s.EdgeLineBytes)
 		}
-		m := singleLineMarker(x, y, b, s.Spill)
+		m := singleLineMarker(x, y, b, nextStep(s, false))
 		return Cut{Text: tailText(lf[ks:], m), KeptBytes: x, Truncated: true}
 	}
 
@@ -212,7 +212,7 @@ func TailCut(s Stream, b Budget) Cut {
 	if keptRaw == len(raw) && !s.Dropped && lines >= total {
 		return Cut{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
 	}
-	m := linesMarker("last", lines, total, b, s.Spill)
+	m := linesMarker("last", lines, total, b, nextStep(s, false))
 	return Cut{Text: tailText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
 }
 
@@ -240,23 +240,58 @@ func tailText(kept []byte, marker string) string {
 }
 
 // linesMarker is the marker of a cut that kept whole lines; end is "first" or "last".
-func linesMarker(end string, kept, total int, b Budget, spill string) string {
+func linesMarker(end string, kept, total int, b Budget, next string) string {
 	return fmt.Sprintf("[truncated: kept the %s %d of %d lines; limit %s. %s]",
-		end, kept, total, b, nextStep(spill))
+		end, kept, total, b, next)
 }
 
 // singleLineMarker is the marker of a cut that kept x bytes of a y-byte line.
-func singleLineMarker(x, y int, b Budget, spill string) string {
+func singleLineMarker(x, y int, b Budget, next string) string {
 	return fmt.Sprintf("[truncated: no complete line fits the %s limit; kept %d bytes of a single %d-byte line. %s]",
-		byteSize(b.Bytes), x, y, nextStep(spill))
+		byteSize(b.Bytes), x, y, next)
 }
 
-// nextStep tells the reader of a marker where to get the rest.
-func nextStep(spill string) string {
-	if spill == "" {
+// nextStep tells the reader of a marker of s where to get the rest, and,
+// when the spilled copy is itself cut by the capture cap (s.Dropped), where
+// that copy ends (SPEC §6.2): a model must never be told a file is full when
+// it is not.
+func nextStep(s Stream, head bool) string {
+	if s.Spill == "" {
 		return "Narrow the request to see more."
 	}
-	return "Full output saved to " + Repair([]byte(spill)) + " — Grep it, or Read it with offset/limit."
+	next := "Full output saved to " + Repair([]byte(s.Spill)) + " — Grep it, or Read it with offset/limit."
+	if s.Dropped {
+		next += " " + savedCopy(s, head)
+	}
+	return next
+}
+
+// savedCopy is the sentence saying which part of the stream a cut spilled
+// copy holds: "The saved copy holds lines 1–89232 of 200000 (spill limit
+// 512KB)." for a head, "… the last 91022 lines of 200000 …" for a tail.
+func savedCopy(s Stream, head bool) string {
+	total := max(s.Lines, CountLines(s.Text))
+	var held int
+	if head {
+		held = bytes.Count(s.Text, []byte{'\n'}) // whole lines; a part of the next may follow
+	} else {
+		held = CountLines(s.Text)
+	}
+	limit := byteSize(CaptureMaxBytes)
+	if held >= CaptureMaxLines {
+		limit = fmt.Sprintf("%d lines", CaptureMaxLines)
+	}
+	switch {
+	case head && held == 0:
+		return fmt.Sprintf("The saved copy holds the first %d bytes of line 1 (spill limit %s).", len(s.Text), limit)
+	case head:
+		return fmt.Sprintf("The saved copy holds lines 1–%d of %d (spill limit %s).", held, total, limit)
+	case held == 1 && len(bytes.TrimRight(s.Text, "\r\n")) < s.EdgeLineBytes:
+		return fmt.Sprintf("The saved copy holds the last %d bytes of line %d (spill limit %s).", len(s.Text), total, limit)
+	case held == 1:
+		return fmt.Sprintf("The saved copy holds the last line of %d (spill limit %s).", total, limit)
+	}
+	return fmt.Sprintf("The saved copy holds the last %d lines of %d (spill limit %s).", held, total, limit)
 }
 
 // rawLen returns how many bytes of raw the first n bytes of fixed show, where

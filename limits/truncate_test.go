@@ -23,7 +23,15 @@ func narrow(s string) string {
 }
 
 func saved(s string) string {
-	return s + " Full output saved to " + spillPath + " — Grep it, or Read it with offset/limit.]"
+	return savedCut(s, "")
+}
+
+// savedCut is saved with the sentence saying where a cut spilled copy ends.
+func savedCut(s, copyEnds string) string {
+	if copyEnds != "" {
+		copyEnds = " " + copyEnds
+	}
+	return s + " Full output saved to " + spillPath + " — Grep it, or Read it with offset/limit." + copyEnds + "]"
 }
 
 func TestHeadCut(t *testing.T) {
@@ -144,7 +152,8 @@ func TestHeadCut(t *testing.T) {
 			stream: Stream{Text: []byte("a\nb\n"), Lines: 100, Dropped: true, Spill: spillPath},
 			budget: small,
 			want: Cut{
-				Text:      "a\nb\n" + saved("[truncated: kept the first 2 of 100 lines; limit 3 lines / 10 bytes.") + "\n",
+				Text: "a\nb\n" + savedCut("[truncated: kept the first 2 of 100 lines; limit 3 lines / 10 bytes.",
+					"The saved copy holds lines 1–2 of 100 (spill limit 512KB).") + "\n",
 				KeptLines: 2, KeptBytes: 4, Truncated: true,
 			},
 		},
@@ -342,7 +351,8 @@ func TestTailCut(t *testing.T) {
 			stream: Stream{Text: []byte(strings.Repeat("y", 30) + "END\n"), Lines: 1, EdgeLineBytes: 4_200_000, Dropped: true, Spill: spillPath},
 			budget: small,
 			want: Cut{
-				Text:      saved("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 4200000-byte line.") + "\nyyyyyyyEND",
+				Text: savedCut("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 4200000-byte line.",
+					"The saved copy holds the last 34 bytes of line 1 (spill limit 512KB).") + "\nyyyyyyyEND",
 				KeptBytes: 10, Truncated: true,
 			},
 		},
@@ -390,13 +400,72 @@ func TestSpecMarkers(t *testing.T) {
 		Dropped:       true,
 		Spill:         "<path>",
 	}, ShellBudget())
-	require.Equal(t, strings.Repeat("a", 98304)+"\n[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line. Full output saved to <path> — Grep it, or Read it with offset/limit.]\n", huge.Text)
+	require.Equal(t, strings.Repeat("a", 98304)+"\n[truncated: no complete line fits the 96KB limit; kept 98304 bytes of a single 4200000-byte line. "+
+		"Full output saved to <path> — Grep it, or Read it with offset/limit. The saved copy holds the first 524288 bytes of line 1 (spill limit 512KB).]\n", huge.Text)
+}
+
+// TestSpecMarkers_CutSpill: when the spilled copy is itself cut, the marker
+// says where the copy ends (SPEC §6.2), e.g. for seq 1 200000, whose first
+// 512KB end inside line 89233.
+func TestSpecMarkers_CutSpill(t *testing.T) {
+	var seq bytes.Buffer
+	for i := 1; i <= 200000; i++ {
+		fmt.Fprintf(&seq, "%d\n", i)
+	}
+	all := seq.Bytes()
+	head := HeadCut(Stream{Text: all[:CaptureMaxBytes], Lines: 200000, Dropped: true, Spill: "<path>"}, ShellBudget())
+	require.True(t, strings.HasSuffix(head.Text, "\n[truncated: kept the first 4000 of 200000 lines; limit 4000 lines / 96KB. "+
+		"Full output saved to <path> — Grep it, or Read it with offset/limit. The saved copy holds lines 1–89232 of 200000 (spill limit 512KB).]\n"), tail(head.Text, 300))
+
+	ring := all[len(all)-CaptureMaxBytes:]
+	ring = ring[bytes.IndexByte(ring, '\n')+1:] // the ring keeps whole lines
+	held := bytes.Count(ring, []byte{'\n'})
+	tailCut := TailCut(Stream{Text: ring, Lines: 200000, Dropped: true, Spill: "<path>"}, ShellErrBudget())
+	require.True(t, strings.HasPrefix(tailCut.Text, "[truncated: kept the last 4000 of 200000 lines; limit 4000 lines / 96KB. "+
+		"Full output saved to <path> — Grep it, or Read it with offset/limit. The saved copy holds the last "+strconv.Itoa(held)+" lines of 200000 (spill limit 512KB).]\n"), tailCut.Text[:300])
+
+	// Without a spill file, no sentence about a copy.
+	narrowed := HeadCut(Stream{Text: all[:CaptureMaxBytes], Lines: 200000, Dropped: true}, ShellBudget())
+	require.True(t, strings.HasSuffix(narrowed.Text, "limit 4000 lines / 96KB. Narrow the request to see more.]\n"))
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }
 
 var (
 	linesMarkerRE = regexp.MustCompile(`^\[truncated: kept the (first|last) (\d+) of (\d+) lines; limit (\d+) lines / (\d+KB|\d+ bytes)\. (.*)\]$`)
 	singleLineRE  = regexp.MustCompile(`^\[truncated: no complete line fits the (\d+KB|\d+ bytes) limit; kept (\d+) bytes of a single (\d+)-byte line\. (.*)\]$`)
 )
+
+// savedCopyOracle is the sentence SPEC §6.2 adds when the spilled copy is
+// itself cut, computed from s directly.
+func savedCopyOracle(head bool, s Stream) string {
+	total := max(s.Lines, CountLines(s.Text))
+	held := strings.Count(string(s.Text), "\n")
+	if !head {
+		held = CountLines(s.Text)
+	}
+	limit := "512KB"
+	if held >= CaptureMaxLines {
+		limit = "200000 lines"
+	}
+	partial := !head && held == 1 && len(strings.TrimRight(string(s.Text), "\r\n")) < s.EdgeLineBytes
+	switch {
+	case head && held == 0:
+		return fmt.Sprintf("The saved copy holds the first %d bytes of line 1 (spill limit %s).", len(s.Text), limit)
+	case head:
+		return fmt.Sprintf("The saved copy holds lines 1–%d of %d (spill limit %s).", held, total, limit)
+	case partial:
+		return fmt.Sprintf("The saved copy holds the last %d bytes of line %d (spill limit %s).", len(s.Text), total, limit)
+	case held == 1:
+		return fmt.Sprintf("The saved copy holds the last line of %d (spill limit %s).", total, limit)
+	}
+	return fmt.Sprintf("The saved copy holds the last %d lines of %d (spill limit %s).", held, total, limit)
+}
 
 // checkCut asserts every documented property of a cut of s within b.
 func checkCut(t *testing.T, head bool, s Stream, b Budget, c Cut) {
@@ -436,6 +505,9 @@ func checkCut(t *testing.T, head bool, s Stream, b Budget, c Cut) {
 	nextStepText := "Narrow the request to see more."
 	if s.Spill != "" {
 		nextStepText = "Full output saved to " + Repair([]byte(s.Spill)) + " — Grep it, or Read it with offset/limit."
+		if s.Dropped {
+			nextStepText += " " + savedCopyOracle(head, s)
+		}
 	}
 
 	if m := singleLineRE.FindStringSubmatch(marker); m != nil {
