@@ -122,9 +122,13 @@ func checkHunks(abs, name, tag string, st Stats, hunks []Hunk, sources *sourcese
 		return nil
 	}
 	sort.Ints(notVisible)
+	lines, were, them := "lines", "were", "them"
+	if len(notVisible)+more == 1 {
+		lines, were, them = "line", "was", "it"
+	}
 	return &Error{Refusal: NotVisible, Lines: notVisible, More: more,
-		Msg: fmt.Sprintf("edit %s: lines %s were not shown whole in version %s (never read, or clipped at %d characters); Read them (narrow wide lines first) before editing",
-			name, lineList(notVisible, more), tag, limits.MaxLineChars)}
+		Msg: fmt.Sprintf("edit %s: %s %s %s not shown whole in version %s (never read, or clipped at %d characters); Read %s (narrow wide lines first) before editing",
+			name, lines, lineList(notVisible, more), were, tag, limits.MaxLineChars, them)}
 }
 
 // rewrite runs the second pass from f's start into a replacement of abs and

@@ -120,7 +120,11 @@ func Shift(spans []sourceset.Span, hunks []Hunk) []sourceset.Span {
 func (v *view) notice() string {
 	var notes []string
 	if len(v.clipped) > 0 {
-		notes = append(notes, fmt.Sprintf("%d lines clipped at %d characters (not editable until read narrower).", len(v.clipped), limits.MaxLineChars))
+		lines := "lines"
+		if len(v.clipped) == 1 {
+			lines = "line"
+		}
+		notes = append(notes, fmt.Sprintf("%d %s clipped at %d characters (not editable until read narrower).", len(v.clipped), lines, limits.MaxLineChars))
 	}
 	if v.stopped > 0 {
 		notes = append(notes, v.budget.Notice(fmt.Sprintf("%d lines of the changed regions, up to line %d", v.lines, v.stopped-1),

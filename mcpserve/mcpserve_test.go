@@ -231,3 +231,14 @@ func FuzzCancelFilter(f *testing.F) {
 		require.Empty(t, c.tokens)
 	})
 }
+
+// TestToolsSpeakMCP: MCP descriptions name tools and progress in MCP's
+// words, never LSP's.
+func TestToolsSpeakMCP(t *testing.T) {
+	ts, _ := tools()
+	for _, tool := range ts {
+		for _, lsp := range []string{"$/progress", "workDoneToken", "tools/"} {
+			require.NotContains(t, tool.Description, lsp, tool.Name)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func (st *sessionStarter) buildLocked(roots []string) {
 		}
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
 	}
-	s, err := methods.NewSession(methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version}, p)
+	s, err := methods.NewSession(methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP}, p)
 	if err == nil {
 		methods.StartSession(s)
 	}

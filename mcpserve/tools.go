@@ -55,7 +55,7 @@ func tools() ([]*mcp.Tool, []methods.Method) {
 		ts = append(ts, &mcp.Tool{
 			Name:         name,
 			Title:        f.title,
-			Description:  m.Description,
+			Description:  m.Describe(methods.MCP),
 			InputSchema:  m.InputSchema,
 			OutputSchema: m.OutputSchema,
 			Annotations: &mcp.ToolAnnotations{

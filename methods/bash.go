@@ -28,18 +28,20 @@ func bashMethod() Method {
 	return Method{
 		Name: "tools/bash",
 		Tool: true,
-		Description: fmt.Sprintf("Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, "+
-			"PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default %d, allowed %d..%d; "+
-			"on timeout or cancel the whole process tree is killed and the error's data holds the partial result. "+
-			"stdout keeps its head: at most %d lines / %dKB, then a marker; stderr keeps its tail: at most %d lines / %dKB after a marker. "+
-			"Each stream is captured up to %dKB / %d lines; a cut stream's captured copy (at most %dKB) is saved to a spill file "+
-			"the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), "+
-			"in full up to %dKB per stream, then at most %d chunks a second of the latest output. "+
-			"Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged.",
-			limits.BashDefaultTimeoutSeconds, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds,
-			limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
-			limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
-			limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, "+
+				"PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default %d, allowed %d..%d; "+
+				"on timeout or cancel the whole process tree is killed and the error's data holds the partial result. "+
+				"stdout keeps its head: at most %d lines / %dKB, then a marker; stderr keeps its tail: at most %d lines / %dKB after a marker. "+
+				"Each stream is captured up to %dKB / %d lines; a cut stream's captured copy (at most %dKB) is saved to a spill file "+
+				"the marker names, for Grep or Read with offset/limit. Output streams as "+f.Progress()+", "+
+				"in full up to %dKB per stream, then at most %d chunks a second of the latest output. "+
+				"Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged.",
+				limits.BashDefaultTimeoutSeconds, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds,
+				limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
+				limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
+				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond)
+		},
 		InputSchema: inputSchema[wire.BashParams](func(p props) {
 			p["command"].MinLength = wire.Ptr(1)
 			withDefault(rangeOf(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)

@@ -145,7 +145,7 @@ func TestBashCallCancelled(t *testing.T) {
 }
 
 func TestBashDescriptionNamesLimits(t *testing.T) {
-	d := mustLookup("tools/bash").Description
+	d := mustLookup("tools/bash").Describe(LSP)
 	for _, want := range []string{"default 60, allowed 1..21600", "4000 lines / 96KB", "512KB / 200000 lines"} {
 		require.Contains(t, d, want)
 	}

@@ -38,13 +38,15 @@ type checkpointResult struct {
 func compactMethod() Method {
 	return Method{
 		Name: "context/compact",
-		Description: fmt.Sprintf("Rebuilds a bounded model context from a transcript and persists it as checkpointId. "+
-			"The latest user message over %d tokens keeps %d%% head / %d%% tail of its budget around the line %q; "+
-			"a batch of tool results answering one assistant message, over %d tokens in total, is cut largest-first until it fits, "+
-			"every call keeping exactly one result. budgets.userTokens and budgets.batchTokens may be %d..%d. "+
-			"Tokens are ceil(UTF-8 bytes / %d) of each content. The transcript itself is never modified.",
-			limits.CheckpointUserTokens, limits.CheckpointHeadPercent, 100-limits.CheckpointHeadPercent, limits.CheckpointMarker,
-			limits.CheckpointBatchTokens, limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.BytesPerToken),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("Rebuilds a bounded model context from a transcript and persists it as checkpointId. "+
+				"The latest user message over %d tokens keeps %d%% head / %d%% tail of its budget around the line %q; "+
+				"a batch of tool results answering one assistant message, over %d tokens in total, is cut largest-first until it fits, "+
+				"every call keeping exactly one result. budgets.userTokens and budgets.batchTokens may be %d..%d. "+
+				"Tokens are ceil(UTF-8 bytes / %d) of each content. The transcript itself is never modified.",
+				limits.CheckpointUserTokens, limits.CheckpointHeadPercent, 100-limits.CheckpointHeadPercent, limits.CheckpointMarker,
+				limits.CheckpointBatchTokens, limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.BytesPerToken)
+		},
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId","messages"],"properties":{`+
 			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"},`+
 			`"messages":{"type":"array","items":{"type":"object","required":["role"],"properties":{`+
@@ -64,8 +66,10 @@ func compactMethod() Method {
 // loadMethod is context/load.
 func loadMethod() Method {
 	return Method{
-		Name:        "context/load",
-		Description: "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId.",
+		Name: "context/load",
+		Describe: func(f Face) string {
+			return "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId."
+		},
 		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId"],"properties":{`+
 			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"}}}`, limits.CheckpointIDMaxChars)),
 		Call: contextLoad,

@@ -17,20 +17,22 @@ func editMethod() Method {
 	return Method{
 		Name: "tools/edit",
 		Tool: true,
-		Description: fmt.Sprintf("Edits a text file by the line numbers of a Read or Grep result. "+
-			"Params: path; tag, the 4-hex tag that result gave (if the file changed since, the edit fails with STALE_TAG and the current tag); "+
-			"ops: [{op: \"replace\"|\"insert\"|\"delete\", start, end?, lines?}], line numbers of that version: "+
-			"replace swaps lines start..end (end defaults to start) for lines, delete removes start..end, "+
-			"insert puts lines after line start (0 = before the first line). "+
-			"Every line an op touches must have been shown whole by a Read or Grep content result; "+
-			"lines clipped at %d characters are not editable (LINE_NOT_VISIBLE names the lines). "+
-			"Ops may not overlap; at most %d ops and %d bytes (%d KB) of ops per call. "+
-			"Applied all or nothing and atomically, keeping the file's line endings, final newline and mode; "+
-			"workspace and scratch files only (external roots are read-only). "+
-			"Returns the new tag and each changed region with %d lines of context in Read's format "+
-			"(at most %d lines / %d KB); those lines can be edited again without a new Read.",
-			limits.MaxLineChars, limits.EditMaxOps, limits.EditMaxBytes, limits.EditMaxBytes/limits.KB,
-			limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("Edits a text file by the line numbers of a Read or Grep result. "+
+				"Params: path; tag, the 4-hex tag that result gave (if the file changed since, the edit fails with STALE_TAG and the current tag); "+
+				"ops: [{op: \"replace\"|\"insert\"|\"delete\", start, end?, lines?}], line numbers of that version: "+
+				"replace swaps lines start..end (end defaults to start) for lines, delete removes start..end, "+
+				"insert puts lines after line start (0 = before the first line). "+
+				"Every line an op touches must have been shown whole by a Read or Grep content result; "+
+				"lines clipped at %d characters are not editable (LINE_NOT_VISIBLE names the lines). "+
+				"Ops may not overlap; at most %d ops and %d bytes (%d KB) of ops per call. "+
+				"Applied all or nothing and atomically, keeping the file's line endings, final newline and mode; "+
+				"workspace and scratch files only (external roots are read-only). "+
+				"Returns the new tag and each changed region with %d lines of context in Read's format "+
+				"(at most %d lines / %d KB); those lines can be edited again without a new Read.",
+				limits.MaxLineChars, limits.EditMaxOps, limits.EditMaxBytes, limits.EditMaxBytes/limits.KB,
+				limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB)
+		},
 		InputSchema: inputSchema[wire.EditParams](func(p props) {
 			p["tag"].Pattern = "^[0-9a-f]{4}$"
 			op := mustFor[wire.EditOp](nil)

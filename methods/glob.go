@@ -17,13 +17,15 @@ func globMethod() Method {
 	return Method{
 		Name: "tools/glob",
 		Tool: true,
-		Description: fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
-			"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
-			"Files only. "+ignoreRuleText+
-			"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset. "+
-			"A pattern may hold at most %d {…} groups.",
-			limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
-			limits.GlobMaxBraceGroups),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
+				"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
+				"Files only. "+ignoreRuleText+
+				"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset. "+
+				"A pattern may hold at most %d {…} groups.",
+				limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
+				limits.GlobMaxBraceGroups)
+		},
 		InputSchema: inputSchema[wire.GlobParams](func(p props) {
 			withDefault(rangeOf(p["limit"], 1, limits.GlobMaxLimit), limits.GlobDefaultLimit)
 			withDefault(rangeOf(p["offset"], 0, 0), 0)

@@ -19,14 +19,16 @@ func grepMethod() Method {
 	return Method{
 		Name: "tools/grep",
 		Tool: true,
-		Description: fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
-			"(modification time, then path; lines in file order). "+ignoreRuleText+"outputMode filesWithMatches "+
-			"(default), content (matching lines with optional before/after/context lines) or count. "+
-			"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
-			"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
-			"A glob may hold at most %d {…} groups.",
-			limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
-			limits.GlobMaxBraceGroups),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
+				"(modification time, then path; lines in file order). "+ignoreRuleText+"outputMode filesWithMatches "+
+				"(default), content (matching lines with optional before/after/context lines) or count. "+
+				"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
+				"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
+				"A glob may hold at most %d {…} groups.",
+				limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
+				limits.GlobMaxBraceGroups)
+		},
 		InputSchema: inputSchema[wire.GrepParams](func(p props) {
 			p["outputMode"].Enum = toAny(wire.GrepOutputModes)
 			for _, n := range []string{"before", "after", "context", "offset"} {

@@ -300,9 +300,9 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGrepGlobDescriptions(t *testing.T) {
-	require.Contains(t, mustLookup("tools/grep").Description, "at most 200 entries")
-	require.Contains(t, mustLookup("tools/grep").Description, "longer than 16384 characters")
-	require.Contains(t, mustLookup("tools/glob").Description, "at most 100 paths by default (limit, max 1000)")
+	require.Contains(t, mustLookup("tools/grep").Describe(LSP), "at most 200 entries")
+	require.Contains(t, mustLookup("tools/grep").Describe(LSP), "longer than 16384 characters")
+	require.Contains(t, mustLookup("tools/glob").Describe(LSP), "at most 100 paths by default (limit, max 1000)")
 }
 
 // FuzzGrepChunks checks that searching a file in small chunks finds the same

@@ -22,7 +22,7 @@ func List() []ToolInfo {
 		if !m.Tool {
 			continue
 		}
-		out = append(out, ToolInfo{Name: m.Name, Description: m.Description, InputSchema: m.InputSchema, OutputSchema: m.OutputSchema})
+		out = append(out, ToolInfo{Name: m.Name, Description: m.Describe(LSP), InputSchema: m.InputSchema, OutputSchema: m.OutputSchema})
 	}
 	return out
 }

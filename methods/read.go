@@ -18,15 +18,17 @@ func readMethod() Method {
 	return Method{
 		Name: "tools/read",
 		Tool: true,
-		Description: fmt.Sprintf("Reads a text file of any size as numbered lines (\"N:text\") under a \"[path#TAG]\" header; "+
-			"TAG names this version of the file for tools/edit. Returns at most %d lines by default (max %d), "+
-			"starting at offset (the first line shown, counting from one), and stops early before the content passes %d KB; "+
-			"lines longer than %d characters are clipped and listed in clippedLines. "+
-			"totalLines and fileBytes are always reported and notice names the next offset, so page with offset/limit "+
-			"instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than %d%% "+
-			"non-printable bytes in the first %d bytes) are refused with TOOL_BINARY_CONTENT.",
-			limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.MaxLineChars,
-			limits.BinaryNonPrintablePercent, limits.SniffBytes),
+		Describe: func(f Face) string {
+			return fmt.Sprintf("Reads a text file of any size as numbered lines (\"N:text\") under a \"[path#TAG]\" header; "+
+				"TAG names this version of the file for "+f.Tool("edit")+". Returns at most %d lines by default (max %d), "+
+				"starting at offset (the first line shown, counting from one), and stops early before the content passes %d KB; "+
+				"lines longer than %d characters are clipped and listed in clippedLines. "+
+				"totalLines and fileBytes are always reported and notice names the next offset, so page with offset/limit "+
+				"instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than %d%% "+
+				"non-printable bytes in the first %d bytes) are refused with TOOL_BINARY_CONTENT.",
+				limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.MaxLineChars,
+				limits.BinaryNonPrintablePercent, limits.SniffBytes)
+		},
 		InputSchema: inputSchema[wire.ReadParams](func(p props) {
 			withDefault(rangeOf(p["offset"], 1, 0), 1)
 			withDefault(rangeOf(p["limit"], 1, limits.ReadMaxLimit), limits.ReadDefaultLimit)
@@ -96,7 +98,7 @@ func readRefusal(s *Session, rp roots.Path, err error) error {
 	case page.NotFound:
 		return readNotFound(s, rp)
 	case page.IsDirectory:
-		return rpc.Errorf(rpc.IsDirectory, "%s", e.Msg)
+		return rpc.Errorf(rpc.IsDirectory, "%s; use %s to list it", e.Msg, s.Face.Tool("glob"))
 	case page.NotRegular:
 		return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg).WithData(map[string]string{"path": rp.Display, "fileType": e.FileType})
 	case page.Binary:

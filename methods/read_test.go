@@ -333,7 +333,7 @@ func TestReadPagesLargeFile(t *testing.T) {
 }
 
 func TestReadDescription(t *testing.T) {
-	d := mustLookup("tools/read").Description
+	d := mustLookup("tools/read").Describe(LSP)
 	for _, n := range []int{limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.MaxLineChars, limits.SearchBudgetBytes / limits.KB} {
 		require.Contains(t, d, fmt.Sprint(n))
 	}

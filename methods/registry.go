@@ -13,8 +13,9 @@ type Method struct {
 	Name string
 	// Tool marks the methods listed by tools/list.
 	Tool bool
-	// Description states the method's limits, generated from package limits.
-	Description string
+	// Describe states the method's limits, generated from package limits,
+	// in the words of face f.
+	Describe func(f Face) string
 	// InputSchema is the JSON Schema of the params, generated from their
 	// wire type.
 	InputSchema json.RawMessage

@@ -40,6 +40,9 @@ type Config struct {
 	SessionID string
 	// Version is reported in serverInfo.
 	Version string
+	// Face is the face the session's error messages are written for (the
+	// zero value is LSP).
+	Face Face
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -65,6 +68,8 @@ type Session struct {
 	// Files keeps the resident file tables of the workspace roots that grep
 	// and glob list from; Shutdown closes it.
 	Files *filetable.Set
+	// Face is the face the session's error messages are written for.
+	Face Face
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -138,7 +143,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
-		Files: filetable.NewSet(r.Workspace(), log.Printf),
+		Files: filetable.NewSet(r.Workspace(), log.Printf), Face: cfg.Face,
 	}, nil
 }
 

@@ -17,12 +17,14 @@ func writeMethod() Method {
 	return Method{
 		Name: "tools/write",
 		Tool: true,
-		Description: "Creates or replaces a file with content, atomically (readers never see a partial file), " +
-			"creating missing parent directories. An existing file keeps its mode. " +
-			"Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, " +
-			"with the replaced file's line endings and final newline. " +
-			"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
-			"Returns the new tag; Read the file before editing it with tools/edit.",
+		Describe: func(f Face) string {
+			return "Creates or replaces a file with content, atomically (readers never see a partial file), " +
+				"creating missing parent directories. An existing file keeps its mode. " +
+				"Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, " +
+				"with the replaced file's line endings and final newline. " +
+				"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
+				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "."
+		},
 		InputSchema:  inputSchema[wire.WriteParams](nil),
 		OutputSchema: outputSchema[wire.WriteResult](),
 		Call:         writeCall,

@@ -150,7 +150,7 @@ func index(ctx context.Context, f *os.File, fi fs.FileInfo, cache *lineindex.Cac
 func checkMode(name string, fi fs.FileInfo) error {
 	switch m := fi.Mode(); {
 	case m.IsDir():
-		return &Error{Refusal: IsDirectory, Msg: fmt.Sprintf("read %s: is a directory; use tools/glob to list it", name)}
+		return &Error{Refusal: IsDirectory, Msg: fmt.Sprintf("read %s: is a directory", name)}
 	case !m.IsRegular():
 		return &Error{Refusal: NotRegular, FileType: fileType(m),
 			Msg: fmt.Sprintf("read %s: not a regular file (%s); only regular files can be read", name, fileType(m))}

@@ -87,7 +87,7 @@ func (w *window) notice(total int64) string {
 	case total == 0:
 		parts = append(parts, "The file is empty (0 lines).")
 	case w.offset > total:
-		parts = append(parts, fmt.Sprintf("Offset %d is past the end of the file, which has %d lines.", w.offset, total))
+		parts = append(parts, fmt.Sprintf("Offset %d is past the end of the file, which has %s.", w.offset, plural(int(total), "line", "lines")))
 	default:
 		first, last := w.offset, w.offset+int64(w.count)-1
 		span := fmt.Sprintf("Lines %d–%d of %d.", first, last, total)
