@@ -60,7 +60,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	for i, t := range ts {
 		srv.AddTool(t, s.handler(ms[i]))
 	}
-	err := srv.Run(ctx, s.filter)
+	err := run(ctx, srv, s.filter)
 	cancel()
 	s.calls.close()
 	if sess := s.sessions.built(); sess != nil {
@@ -68,6 +68,23 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	}
 	if err == context.Canceled || err == io.EOF {
 		err = nil
+	}
+	return err
+}
+
+// run serves one session over t until the client ends it or ctx ends. It is
+// mcp.Server.Run without Run's ERROR log line when ctx ends: a requested end
+// (SIGTERM, the host's death) is not an error; its result is nil.
+func run(ctx context.Context, srv *mcp.Server, t mcp.Transport) error {
+	ss, err := srv.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = ss.Close() })
+	defer stop()
+	err = ss.Wait()
+	if ctx.Err() != nil {
+		return nil
 	}
 	return err
 }
