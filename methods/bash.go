@@ -42,12 +42,12 @@ func bashMethod() Method {
 				limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
 				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond)
 		},
-		InputSchema: inputSchema[wire.BashParams](func(p props) {
+		InputSchema: wire.InputSchema[wire.BashParams](func(p wire.Props) {
 			p["command"].MinLength = wire.Ptr(1)
-			withDefault(rangeOf(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
+			wire.Default(wire.Range(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
 			p["workDoneToken"].Types = []string{"string", "integer"}
 		}),
-		OutputSchema: outputSchema[wire.BashResult](),
+		OutputSchema: wire.OutputSchema[wire.BashResult](),
 		Call:         bashCall,
 	}
 }

@@ -33,15 +33,15 @@ func editMethod() Method {
 				limits.MaxLineChars, limits.EditMaxOps, limits.EditMaxBytes, limits.EditMaxBytes/limits.KB,
 				limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB)
 		},
-		InputSchema: inputSchema[wire.EditParams](func(p props) {
+		InputSchema: wire.InputSchema[wire.EditParams](func(p wire.Props) {
 			p["tag"].Pattern = "^[0-9a-f]{4}$"
-			op := mustFor[wire.EditOp](nil)
+			op := wire.For[wire.EditOp]()
 			op.Properties["op"].Enum = []any{"replace", "insert", "delete"}
-			rangeOf(op.Properties["start"], 0, 0)
-			rangeOf(op.Properties["end"], 1, 0)
+			wire.Range(op.Properties["start"], 0, 0)
+			wire.Range(op.Properties["end"], 1, 0)
 			p["ops"] = &jsonschema.Schema{Type: "array", MinItems: wire.Ptr(1), MaxItems: wire.Ptr(limits.EditMaxOps), Items: op}
 		}),
-		OutputSchema: outputSchema[wire.EditResult](),
+		OutputSchema: wire.OutputSchema[wire.EditResult](),
 		Call:         editCall,
 	}
 }

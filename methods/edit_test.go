@@ -273,7 +273,7 @@ func TestEditClippedResultLineNotEditable(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &res))
 	require.Equal(t, []int{2}, res.ClippedLines)
 	require.Contains(t, res.Content, "\n2:"+strings.Repeat("é", limits.MaxLineChars)+"\n")
-	require.Contains(t, res.Notice, "1 lines clipped")
+	require.Contains(t, res.Notice, "1 line clipped")
 
 	_, rerr = editTestRun(t, context.Background(), s, "tools/edit", map[string]any{"path": "f.txt", "tag": res.Tag,
 		"ops": []editTestOp{{"op": "delete", "start": 2}}})

@@ -26,11 +26,11 @@ func globMethod() Method {
 				limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
 				limits.GlobMaxBraceGroups)
 		},
-		InputSchema: inputSchema[wire.GlobParams](func(p props) {
-			withDefault(rangeOf(p["limit"], 1, limits.GlobMaxLimit), limits.GlobDefaultLimit)
-			withDefault(rangeOf(p["offset"], 0, 0), 0)
+		InputSchema: wire.InputSchema[wire.GlobParams](func(p wire.Props) {
+			wire.Default(wire.Range(p["limit"], 1, limits.GlobMaxLimit), limits.GlobDefaultLimit)
+			wire.Default(wire.Range(p["offset"], 0, 0), 0)
 		}),
-		OutputSchema: outputSchema[wire.GlobResult](),
+		OutputSchema: wire.OutputSchema[wire.GlobResult](),
 		Call:         globCall,
 	}
 }

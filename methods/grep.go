@@ -29,14 +29,14 @@ func grepMethod() Method {
 				limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
 				limits.GlobMaxBraceGroups)
 		},
-		InputSchema: inputSchema[wire.GrepParams](func(p props) {
-			p["outputMode"].Enum = toAny(wire.GrepOutputModes)
+		InputSchema: wire.InputSchema[wire.GrepParams](func(p wire.Props) {
+			p["outputMode"].Enum = wire.Enum(wire.GrepOutputModes)
 			for _, n := range []string{"before", "after", "context", "offset"} {
-				rangeOf(p[n], 0, 0)
+				wire.Range(p[n], 0, 0)
 			}
-			withDefault(rangeOf(p["headLimit"], 1, 0), limits.GrepDefaultHeadLimit)
+			wire.Default(wire.Range(p["headLimit"], 1, 0), limits.GrepDefaultHeadLimit)
 		}),
-		OutputSchema: outputSchema[wire.GrepResult](),
+		OutputSchema: wire.OutputSchema[wire.GrepResult](),
 		Call:         grepCall,
 	}
 }

@@ -29,11 +29,11 @@ func readMethod() Method {
 				limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.MaxLineChars,
 				limits.BinaryNonPrintablePercent, limits.SniffBytes)
 		},
-		InputSchema: inputSchema[wire.ReadParams](func(p props) {
-			withDefault(rangeOf(p["offset"], 1, 0), 1)
-			withDefault(rangeOf(p["limit"], 1, limits.ReadMaxLimit), limits.ReadDefaultLimit)
+		InputSchema: wire.InputSchema[wire.ReadParams](func(p wire.Props) {
+			wire.Default(wire.Range(p["offset"], 1, 0), 1)
+			wire.Default(wire.Range(p["limit"], 1, limits.ReadMaxLimit), limits.ReadDefaultLimit)
 		}),
-		OutputSchema: outputSchema[wire.ReadResult](),
+		OutputSchema: wire.OutputSchema[wire.ReadResult](),
 		Call:         readCall,
 	}
 }

@@ -25,8 +25,8 @@ func writeMethod() Method {
 				"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
 				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "."
 		},
-		InputSchema:  inputSchema[wire.WriteParams](nil),
-		OutputSchema: outputSchema[wire.WriteResult](),
+		InputSchema:  wire.InputSchema[wire.WriteParams](nil),
+		OutputSchema: wire.OutputSchema[wire.WriteResult](),
 		Call:         writeCall,
 	}
 }

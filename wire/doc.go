@@ -2,10 +2,11 @@
 // they travel: the Go types both faces (LSP-style JSON-RPC and MCP) encode
 // results from and decode params into, the Go client decodes results into,
 // and tools/list's inputSchema and outputSchema are generated from. It also
-// holds the stable data.code strings of SPEC §10.
+// holds the stable data.code strings of SPEC §10, and generates each type's
+// JSON Schema (InputSchema, OutputSchema) with jsonschema-go.
 //
-// wire imports only the standard library, so the Go client can use it
-// without pulling in the server.
+// wire imports no package of the server (only the standard library and
+// jsonschema-go), so the Go client can use it without pulling in the server.
 //
 // # Adding a field
 //

@@ -1,4 +1,4 @@
-package methods
+package wire
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Schemas are generated from the wire types with jsonschema-go, so a schema
@@ -17,8 +15,8 @@ import (
 // nullable unless required. What a Go type cannot say (ranges from limits,
 // enums, patterns) each tool adds in its adjust function.
 
-// props is the properties of a generated object schema, by member name.
-type props = map[string]*jsonschema.Schema
+// Props is the properties of a generated object schema, by member name.
+type Props = map[string]*jsonschema.Schema
 
 // typeSchemas are the wire types whose schema is not their Go shape, and the
 // named types a client generator declares once (their title is the Go name).
@@ -27,15 +25,15 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		// Raw members (edit's ops, bash's workDoneToken) are described by
 		// their tool's adjust.
 		reflect.TypeFor[json.RawMessage](): {},
-		reflect.TypeFor[wire.Root](): {Title: "Root", Description: "the kind of root a path lies in (SPEC §3)",
-			Type: "string", Enum: []any{string(wire.Workspace), string(wire.Scratch), string(wire.External)}},
+		reflect.TypeFor[Root](): {Title: "Root", Description: "the kind of root a path lies in (SPEC §3)",
+			Type: "string", Enum: []any{string(Workspace), string(Scratch), string(External)}},
 	}
-	titled[wire.StreamInfo](ts, "what a bash stream produced and what the result kept of it")
-	titled[wire.GrepMatch](ts, "")
-	content := titled[wire.GrepContentResult](ts, `tools/grep with outputMode "content"`)
-	files := titled[wire.GrepFilesResult](ts, `tools/grep with outputMode "filesWithMatches" (the default)`)
-	counts := titled[wire.GrepCountResult](ts, `tools/grep with outputMode "count"`)
-	ts[reflect.TypeFor[wire.GrepResult]()] = &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{content, files, counts},
+	titled[StreamInfo](ts, "what a bash stream produced and what the result kept of it")
+	titled[GrepMatch](ts, "")
+	content := titled[GrepContentResult](ts, `tools/grep with outputMode "content"`)
+	files := titled[GrepFilesResult](ts, `tools/grep with outputMode "filesWithMatches" (the default)`)
+	counts := titled[GrepCountResult](ts, `tools/grep with outputMode "count"`)
+	ts[reflect.TypeFor[GrepResult]()] = &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{content, files, counts},
 		Description: "the variant follows params.outputMode"}
 	return ts
 }
@@ -49,19 +47,23 @@ func titled[T any](ts map[reflect.Type]*jsonschema.Schema, doc string) *jsonsche
 	return s
 }
 
+// For is T's schema as jsonschema-go infers it, with wire's type schemas;
+// a type it cannot describe is a programming error.
+func For[T any]() *jsonschema.Schema { return mustFor[T](typeSchemas()) }
+
 // mustFor infers T's schema; a type jsonschema-go cannot describe is a
 // programming error.
 func mustFor[T any](ts map[reflect.Type]*jsonschema.Schema) *jsonschema.Schema {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: ts})
 	if err != nil {
-		panic(fmt.Sprintf("methods: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("wire: schema of %T: %v", *new(T), err))
 	}
 	return s
 }
 
-// inputSchema is the JSON Schema of the params type T, with adjust's
+// InputSchema is the JSON Schema of the params type T, with adjust's
 // additions (adjust may be nil).
-func inputSchema[T any](adjust func(p props)) json.RawMessage {
+func InputSchema[T any](adjust func(p Props)) json.RawMessage {
 	s := mustFor[T](typeSchemas())
 	for _, name := range s.Required { // the decoder refuses a required member's null
 		if p := s.Properties[name]; p != nil && len(p.Types) == 2 && p.Types[0] == "null" {
@@ -74,11 +76,11 @@ func inputSchema[T any](adjust func(p props)) json.RawMessage {
 	return mustMarshal(s)
 }
 
-// outputSchema is the JSON Schema of a tool's result type T or of the error
-// object: an MCP isError result carries the error object as
-// structuredContent, and MCP clients validate it against outputSchema. Both
-// faces list the same outputSchema.
-func outputSchema[T any]() json.RawMessage {
+// OutputSchema is the JSON Schema of a tool's result type T or of the error
+// object (titled "ErrorObject"): an MCP isError result carries the error
+// object as structuredContent, and MCP clients validate it against
+// outputSchema. Both faces list the same outputSchema.
+func OutputSchema[T any]() json.RawMessage {
 	res := mustFor[T](typeSchemas())
 	res.Title = reflect.TypeFor[T]().Name()
 	nonNullArrays(res)
@@ -103,20 +105,20 @@ func nonNullArrays(s *jsonschema.Schema) {
 	}
 }
 
-// errorObjectSchema is the schema of wire.ErrorObject: data, when present,
+// errorObjectSchema is the schema of ErrorObject: data, when present,
 // holds the SPEC §10 kind as code beside what the failure adds.
 func errorObjectSchema() *jsonschema.Schema {
-	s := mustFor[wire.ErrorObject](typeSchemas())
+	s := mustFor[ErrorObject](typeSchemas())
 	s.Title = "ErrorObject"
-	data := mustFor[wire.ErrorData](nil)
+	data := mustFor[ErrorData](nil)
 	data.AdditionalProperties = nil
-	data.Properties["code"].Enum = toAny(wire.Kinds())
+	data.Properties["code"].Enum = Enum(Kinds())
 	s.Properties["data"] = data
 	return s
 }
 
-// toAny returns vs as enum values.
-func toAny[T any](vs []T) []any {
+// Enum returns vs as enum values.
+func Enum[T any](vs []T) []any {
 	out := make([]any, len(vs))
 	for i, v := range vs {
 		out[i] = v
@@ -127,7 +129,7 @@ func toAny[T any](vs []T) []any {
 func mustMarshal(s *jsonschema.Schema) json.RawMessage {
 	b, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("methods: marshal schema: %v", err))
+		panic(fmt.Sprintf("wire: marshal schema: %v", err))
 	}
 	return b
 }
@@ -137,17 +139,17 @@ func mustMarshal(s *jsonschema.Schema) json.RawMessage {
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
 
-// rangeOf sets p's inclusive range; max 0 means none.
-func rangeOf(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
-	p.Minimum = wire.Ptr(float64(min))
+// Range sets p's inclusive range; max 0 means none.
+func Range(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
+	p.Minimum = Ptr(float64(min))
 	if max > 0 {
-		p.Maximum = wire.Ptr(float64(max))
+		p.Maximum = Ptr(float64(max))
 	}
 	return p
 }
 
-// withDefault sets p's default value.
-func withDefault(p *jsonschema.Schema, v any) *jsonschema.Schema {
+// Default sets p's default value.
+func Default(p *jsonschema.Schema, v any) *jsonschema.Schema {
 	p.Default, _ = json.Marshal(v)
 	return p
 }
