@@ -56,6 +56,9 @@ func TestMCP_OwnWords(t *testing.T) {
 	res, e := m.toolErr(t, "read", map[string]any{"path": "."})
 	require.Equal(t, "IS_DIRECTORY", e.Kind)
 	require.True(t, strings.HasSuffix(text(res), "is a directory; use glob to list it"), text(res))
+	res, e = m.toolErr(t, "read", map[string]any{"path": "x", "bogus": 1})
+	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
+	require.Equal(t, `INVALID_ARGUMENT: read: bad params: json: unknown field "bogus"`, text(res))
 
 	s := start(t)
 	lsp := s.callErr(t, "tools/read", map[string]any{"path": "."})

@@ -101,7 +101,8 @@ func (s *server) handler(m methods.Method) mcp.ToolHandler {
 			defer p.close()
 			notify = p.rpcNotify
 		}
-		v, err := m.Call(ctx, sess, rpc.NewCall(m.Name, id, req.Params.Arguments, notify))
+		// The call carries the MCP name: its messages speak MCP's words.
+		v, err := m.Call(ctx, sess, rpc.NewCall(name, id, req.Params.Arguments, notify))
 		if err != nil {
 			return errorResult(name, err), nil
 		}
