@@ -136,9 +136,6 @@ func mustMarshal(s *jsonschema.Schema) json.RawMessage {
 
 // Adjusters shared by the tools.
 
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
-
 // Range sets p's inclusive range; max 0 means none.
 func Range(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
 	p.Minimum = Ptr(float64(min))
