@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
@@ -101,11 +102,11 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 // globWindow shows limit files from offset, as many as the result budget holds.
 func globWindow(s *Session, files walk.Files, offset, limit int64) globResult {
 	res := globResult{Matches: []string{}}
-	var budget limits.ResultBudget
+	var budget cut.ResultBudget
 	stopped := false
 	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {
 		d := s.Roots.DisplayOf(files.At(int(i)).Abs)
-		if stopped = !budget.Take(len(d) + limits.JSONStringOverheadBytes); stopped {
+		if stopped = !budget.Take(len(d) + cut.JSONStringOverheadBytes); stopped {
 			break
 		}
 		res.Matches = append(res.Matches, d)

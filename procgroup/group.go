@@ -100,7 +100,7 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	cmd := exec.Command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), spec.Env...)
-	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", CookieEnv+"="+cookie)
+	cmd.Env = append(cmd.Env, CookieEnv+"="+cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	closeAfterStart, err := g.pipes(cmd, &spec)

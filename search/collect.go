@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
@@ -36,7 +37,7 @@ type collector struct {
 	more    bool          // an entry past the stop point exists
 	why     string
 
-	budget  limits.ResultBudget
+	budget  cut.ResultBudget
 	skipped int // entries skipped for offset
 	kept    int // counted entries kept (matching lines, files or count rows)
 	clipped int
