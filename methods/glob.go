@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
@@ -47,14 +46,6 @@ type globParams struct {
 	Offset  *int64  `json:"offset"`
 }
 
-// globResult is the result of tools/glob (SPEC §5).
-type globResult struct {
-	Matches   []string `json:"matches"`
-	Count     int      `json:"count"`
-	Truncated bool     `json:"truncated"`
-	Notice    string   `json:"notice,omitempty"`
-}
-
 func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	var p globParams
 	if err := call.Decode(&p); err != nil {
@@ -92,36 +83,5 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
-	res := globWindow(s, files, offset, limit)
-	if !res.Truncated && int64(res.Count) < limit {
-		res.Notice = search.IgnoredNotice(ctx, ex, s.Roots.DisplayOf, "matching files")
-	}
-	return res, nil
-}
-
-// globWindow shows limit files from offset, as many as the result budget holds.
-func globWindow(s *Session, files walk.Files, offset, limit int64) globResult {
-	res := globResult{Matches: []string{}}
-	var budget cut.ResultBudget
-	stopped := false
-	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {
-		d := s.Roots.DisplayOf(files.At(int(i)).Abs)
-		if stopped = !budget.Take(len(d) + cut.JSONStringOverheadBytes); stopped {
-			break
-		}
-		res.Matches = append(res.Matches, d)
-	}
-	n := len(res.Matches)
-	res.Count = n
-	next := offset + int64(n)
-	if next < int64(files.Len()) {
-		res.Truncated = true
-		if stopped {
-			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, files.Len()), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
-		} else {
-			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
-				n, files.Len(), limit, next)
-		}
-	}
-	return res
+	return search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf), nil
 }

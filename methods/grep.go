@@ -121,10 +121,15 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		}
 	}
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("grep: %w", err)
+	case res.Content != nil:
+		return res.Content, nil
+	case res.Counts != nil:
+		return res.Counts, nil
 	}
-	return res, nil
+	return res.Files, nil
 }
 
 // grepContext sets q's context lines from context, before and after.
