@@ -122,7 +122,7 @@ func checkCandidates(t *testing.T, mgr *Manager, tr *tree, pattern string, ci, m
 	if err != nil {
 		return false
 	}
-	q, err := Plan(pattern, ci, ml)
+	q, err := plan(pattern, ci, ml)
 	require.NoError(t, err)
 	files := tr.files()
 	var listing walk.Files = files
@@ -232,7 +232,7 @@ func TestOverlayServesChangedFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(abs, []byte("needle_one\n"), 0o644))
 	old := time.Now().Add(-time.Minute)
 	require.NoError(t, os.Chtimes(abs, old, old))
-	q, err := Plan("needle_one", false, false)
+	q, err := plan("needle_one", false, false)
 	require.NoError(t, err)
 	rels := func(q *Query) []string {
 		c, ok := mgr.Candidates(q, tr.files())
@@ -246,7 +246,7 @@ func TestOverlayServesChangedFiles(t *testing.T) {
 	require.Equal(t, []string{rel}, rels(q), "a new file is a candidate at once")
 	mgr.settle()
 	require.Equal(t, []string{rel}, rels(q), "and after the overlay read it")
-	q2, _ := Plan("needle_two", false, false)
+	q2, _ := plan("needle_two", false, false)
 	require.Empty(t, rels(q2), "the overlay rules it out for another needle")
 	require.NoError(t, os.WriteFile(abs, []byte("needle_two\n"), 0o644))
 	require.True(t, slices.Contains(rels(q2), rel), "an edited file is a candidate at once")

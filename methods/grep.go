@@ -117,7 +117,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	q.List = s.Files.Walk
 	if rp.Root == roots.Workspace {
 		q.Narrow = func(files walk.Files) walk.Files {
-			return s.Index.Narrow(rp.RootDir, *p.Pattern, p.CaseInsensitive, p.Multiline, files)
+			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
 		}
 	}
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)

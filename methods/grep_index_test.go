@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/contentindex"
+	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -144,7 +145,11 @@ func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return s.Index.Narrow(root, *p.Pattern, p.CaseInsensitive, p.Multiline, walk.FileList(files)).Len() < len(files), nil
+	m, err := search.Compile(*p.Pattern, p.CaseInsensitive, p.Multiline)
+	if err != nil {
+		return false, err
+	}
+	return s.Index.Narrow(root, m.Syntax(), len(*p.Pattern), walk.FileList(files)).Len() < len(files), nil
 }
 
 // TestFileTableListingAppendsPaths: the file table's listing is an
