@@ -125,14 +125,14 @@ func (l *listing) At(i int) walk.File {
 
 // AppendAbs appends the i-th file's absolute path to dst without building
 // the file, so a content index can drop files it rules out for free
-// (contentindex.AbsAppender).
+// (walk.Files).
 func (l *listing) AppendAbs(dst []byte, i int) []byte {
 	e := &l.es[i]
 	return l.appendRel(append(append(dst, l.start...), '/'), e.d.path, e.name)
 }
 
 // SnapshotKey identifies the snapshot the listing reads
-// (contentindex.Snapshotter): listings of the same cached order, from the
+// (walk.Files): listings of the same cached order, from the
 // same start, have equal keys, and a changed table makes a new order. The
 // key holds the order's array, so its address is not reused while a key
 // lives.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"strconv"
 	"strings"
@@ -173,7 +172,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,
-		Logf:     log.Printf,
+		Logf:     s.Logf,
 	})
 	var timeout *shell.TimeoutError
 	var cancelled *shell.CancelledError

@@ -22,6 +22,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
+	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
@@ -40,6 +41,9 @@ type Config struct {
 	SessionID string
 	// Version is reported in serverInfo.
 	Version string
+	// Logf is the log every engine of the session writes to (nil: the
+	// standard logger).
+	Logf logging.Logf
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -65,6 +69,8 @@ type Session struct {
 	// Files keeps the resident file tables of the workspace roots that grep
 	// and glob list from; Shutdown closes it.
 	Files *filetable.Set
+	// Logf is the session's log.
+	Logf logging.Logf
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -134,11 +140,15 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
 	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = log.Printf
+	}
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
-		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
-		Files: filetable.NewSet(r.Workspace(), log.Printf),
+		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf}),
+		Files: filetable.NewSet(r.Workspace(), logf), Logf: logf,
 	}, nil
 }
 
@@ -249,10 +259,10 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 // stops the session from starting.
 func startScratch(s *Session) {
 	if err := s.Scratch.Adopt(); err != nil {
-		log.Printf("initialize: %v", err)
+		s.Logf("initialize: %v", err)
 	}
 	if _, err := s.Scratch.Sweep(); err != nil {
-		log.Printf("initialize: %v", err)
+		s.Logf("initialize: %v", err)
 	}
 }
 
