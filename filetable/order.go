@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -80,7 +81,7 @@ func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bo
 	}
 	var buf []byte
 	for _, e := range es {
-		if dir == nil && n != t.top && !within(e.d.path, n.path) {
+		if dir == nil && n != t.top && !roots.Within(n.path, e.d.path) {
 			continue
 		}
 		if keep != nil {
@@ -201,11 +202,6 @@ func sortRefs(refs []ref) {
 		}
 		return int(a.pos - b.pos)
 	})
-}
-
-// within reports whether the directory path p is dir or lies below it.
-func within(p, dir string) bool {
-	return len(p) >= len(dir) && p[:len(dir)] == dir && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // replayExcluded hands q.Excluded the exclusions of every directory a walk

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +46,6 @@ func readTestWrite(t testing.TB, s *Session, name string, content []byte) string
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, content, 0o644))
 	return p
-}
-
-func readTestTag(content []byte) string {
-	return fmt.Sprintf("%08x", crc32.Checksum(content, crc32.MakeTable(crc32.Castagnoli)))[:4]
 }
 
 func TestReadParams(t *testing.T) {

@@ -243,7 +243,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	t.session = s
 	t.mu.Unlock()
 	if old != nil {
-		old.Files.Close()
+		closeReplaced(old, s)
 	}
 	return initializeResult{
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},

@@ -90,12 +90,6 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 // modify it.
 func (m *Matcher) Syntax() *syntax.Regexp { return m.tree }
 
-// String returns the compiled expression.
-func (m *Matcher) String() string { return m.re.String() }
-
-// HasLiteral reports whether the matcher scans for a required literal.
-func (m *Matcher) HasLiteral() bool { return len(m.lit) > 0 }
-
 // minRunLen is the shortest class run worth a prefilter: shorter runs are
 // found on nearly every line.
 const minRunLen = 2
@@ -567,17 +561,4 @@ func lineScan(buf []byte, fn func(n, start, end int) bool) {
 		}
 		s = e + 1
 	}
-}
-
-// LineSpans returns the spans of lines from..to (1-based, inclusive) of buf,
-// stopping at its end. Callers use it to fetch context lines.
-func LineSpans(buf []byte, from, to int) [][2]int {
-	var out [][2]int
-	lineScan(buf, func(n, s, e int) bool {
-		if n >= from {
-			out = append(out, [2]int{s, e})
-		}
-		return n < to
-	})
-	return out
 }
