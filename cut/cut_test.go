@@ -28,7 +28,7 @@ func saved(s string) string {
 	return s + " Full output saved to " + spillPath + " — Grep it, or Read it with offset/limit.]"
 }
 
-func TestHeadCut(t *testing.T) {
+func TestHead(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream Stream
@@ -229,7 +229,7 @@ func TestHeadCut(t *testing.T) {
 	}
 }
 
-func TestTailCut(t *testing.T) {
+func TestTail(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream Stream
@@ -591,7 +591,7 @@ func addCutSeeds(f *testing.F) {
 	f.Add([]byte("fgh\n"), uint8(2), uint16(8), true, false, uint8(10), uint8(3))
 }
 
-func FuzzHeadCut(f *testing.F) {
+func FuzzHead(f *testing.F) {
 	addCutSeeds(f)
 	f.Fuzz(func(t *testing.T, text []byte, lines uint8, edge uint16, dropped, spill bool, bytesB, linesB uint8) {
 		s := fuzzStream(text, lines, edge, dropped, spill)
@@ -600,7 +600,7 @@ func FuzzHeadCut(f *testing.F) {
 	})
 }
 
-func FuzzTailCut(f *testing.F) {
+func FuzzTail(f *testing.F) {
 	addCutSeeds(f)
 	f.Fuzz(func(t *testing.T, text []byte, lines uint8, edge uint16, dropped, spill bool, bytesB, linesB uint8) {
 		s := fuzzStream(text, lines, edge, dropped, spill)
@@ -691,7 +691,7 @@ func megabyteOfOutput() []byte {
 	return bytes.Repeat(line, 10_000)
 }
 
-func BenchmarkHeadCut(b *testing.B) {
+func BenchmarkHead(b *testing.B) {
 	text := megabyteOfOutput()
 	s := Stream{Text: text, Lines: CountLines(text), Spill: spillPath}
 	b.ReportAllocs()
@@ -700,7 +700,7 @@ func BenchmarkHeadCut(b *testing.B) {
 	}
 }
 
-func BenchmarkTailCut(b *testing.B) {
+func BenchmarkTail(b *testing.B) {
 	text := megabyteOfOutput()
 	s := Stream{Text: text, Lines: CountLines(text), Spill: spillPath}
 	b.ReportAllocs()
