@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/cut"
 )
 
 // Snapshot is what a Head or Tail retained of a stream, and what it counted.
@@ -23,8 +23,8 @@ type Snapshot struct {
 	EdgeLineBytes int
 }
 
-func snapshot(text []byte, c *limits.LineCounter, edge int) Snapshot {
-	lines := limits.CountLines(text)
+func snapshot(text []byte, c *cut.LineCounter, edge int) Snapshot {
+	lines := cut.CountLines(text)
 	return Snapshot{
 		Text:          text,
 		Bytes:         c.Bytes(),
@@ -42,7 +42,7 @@ type Head struct {
 	buf                []byte
 	newlines           int  // "\n" in buf
 	full               bool // something was dropped
-	count              limits.LineCounter
+	count              cut.LineCounter
 }
 
 // NewHead returns a Head with the given caps.
@@ -102,7 +102,7 @@ type Tail struct {
 	start, n           int    // the retained bytes are n bytes from buf[start], wrapping
 	dropped            bool   // bytes before the retained ones were dropped
 	prevNL             bool   // the last dropped byte was "\n"
-	count              limits.LineCounter
+	count              cut.LineCounter
 }
 
 // NewTail returns a Tail with the given caps.
@@ -186,7 +186,7 @@ func (t *Tail) Snapshot() Snapshot {
 			text = text[nl+1:]
 		}
 	}
-	if limits.CountLines(text) > t.maxLines {
+	if cut.CountLines(text) > t.maxLines {
 		text = text[lastLinesStart(text, t.maxLines):]
 	}
 	return snapshot(text, &t.count, t.count.LastLineBytes())

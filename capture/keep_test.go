@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -100,7 +101,7 @@ func TestCaptureAtLimits(t *testing.T) {
 	require.LessOrEqual(t, len(hs.Text), limits.CaptureMaxBytes)
 	require.True(t, bytes.HasPrefix(in, hs.Text))
 	require.Equal(t, len(in)-len(hs.Text), hs.OmittedBytes)
-	require.Equal(t, 300000-limits.CountLines(hs.Text), hs.OmittedLines)
+	require.Equal(t, 300000-cut.CountLines(hs.Text), hs.OmittedLines)
 
 	tl := NewTail(limits.CaptureMaxBytes, limits.CaptureMaxLines)
 	writeIn(tl, in, 65536)
@@ -108,17 +109,17 @@ func TestCaptureAtLimits(t *testing.T) {
 	require.LessOrEqual(t, len(ts.Text), limits.CaptureMaxBytes)
 	require.True(t, bytes.HasSuffix(in, ts.Text))
 	require.Equal(t, byte('\n'), in[len(in)-len(ts.Text)-1])
-	require.Equal(t, 300000-limits.CountLines(ts.Text), ts.OmittedLines)
+	require.Equal(t, 300000-cut.CountLines(ts.Text), ts.OmittedLines)
 }
 
 func checkKeep(t *testing.T, in []byte, s Snapshot, maxBytes, maxLines int, head bool) {
-	if s.Bytes != len(in) || s.Lines != limits.CountLines(in) {
-		t.Fatalf("counted %d bytes %d lines, want %d %d", s.Bytes, s.Lines, len(in), limits.CountLines(in))
+	if s.Bytes != len(in) || s.Lines != cut.CountLines(in) {
+		t.Fatalf("counted %d bytes %d lines, want %d %d", s.Bytes, s.Lines, len(in), cut.CountLines(in))
 	}
-	if len(s.Text) > maxBytes || limits.CountLines(s.Text) > maxLines {
-		t.Fatalf("retained %d bytes %d lines over caps %d %d", len(s.Text), limits.CountLines(s.Text), maxBytes, maxLines)
+	if len(s.Text) > maxBytes || cut.CountLines(s.Text) > maxLines {
+		t.Fatalf("retained %d bytes %d lines over caps %d %d", len(s.Text), cut.CountLines(s.Text), maxBytes, maxLines)
 	}
-	if s.OmittedBytes != len(in)-len(s.Text) || s.OmittedLines != s.Lines-limits.CountLines(s.Text) {
+	if s.OmittedBytes != len(in)-len(s.Text) || s.OmittedLines != s.Lines-cut.CountLines(s.Text) {
 		t.Fatalf("omitted %d/%d", s.OmittedBytes, s.OmittedLines)
 	}
 	if head && !bytes.HasPrefix(in, s.Text) || !head && !bytes.HasSuffix(in, s.Text) {
@@ -179,7 +180,7 @@ type refTail struct {
 	buf                []byte
 	dropped            bool // bytes before buf were dropped
 	prevNL             bool // the last dropped byte was "\n"
-	count              limits.LineCounter
+	count              cut.LineCounter
 }
 
 // newRefTail returns a Tail with the given caps.
@@ -232,7 +233,7 @@ func (t *refTail) Snapshot() Snapshot {
 			text = text[nl+1:]
 		}
 	}
-	if limits.CountLines(text) > t.maxLines {
+	if cut.CountLines(text) > t.maxLines {
 		text = text[lastLinesStart(text, t.maxLines):]
 	}
 	return snapshot(text, &t.count, t.count.LastLineBytes())

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -231,9 +232,9 @@ func (s *Streamer) next(now time.Time) (c *Chunk, wait time.Duration, exit bool)
 		if !due {
 			return nil, s.cfg.flush - now.Sub(s.pendingSince), false
 		}
-		n := limits.PrefixWithin(s.pending, s.cfg.chunkBytes)
+		n := cut.PrefixWithin(s.pending, s.cfg.chunkBytes)
 		if n == len(s.pending) && !s.closed {
-			n = limits.CompletePrefix(s.pending)
+			n = cut.CompletePrefix(s.pending)
 		}
 		if n == 0 {
 			if !fidelityOver {
@@ -246,7 +247,7 @@ func (s *Streamer) next(now time.Time) (c *Chunk, wait time.Duration, exit bool)
 			s.pending = s.pending[:0]
 			return s.next(now)
 		}
-		c = &Chunk{Stream: s.stream, Seq: s.seq, Data: limits.Repair(s.pending[:n])}
+		c = &Chunk{Stream: s.stream, Seq: s.seq, Data: cut.Repair(s.pending[:n])}
 		s.pending = s.pending[:copy(s.pending, s.pending[n:])]
 		if len(s.pending) == 0 {
 			s.pending = nil // release the full-fidelity buffer
@@ -259,10 +260,10 @@ func (s *Streamer) next(now time.Time) (c *Chunk, wait time.Duration, exit bool)
 		}
 		end := len(s.latest)
 		if !s.closed {
-			end = limits.CompletePrefix(s.latest)
+			end = cut.CompletePrefix(s.latest)
 		}
-		start := limits.SuffixWithin(s.latest[:end], s.cfg.chunkBytes)
-		data := limits.Repair(s.latest[start:end])
+		start := cut.SuffixWithin(s.latest[:end], s.cfg.chunkBytes)
+		data := cut.Repair(s.latest[start:end])
 		skipped := s.unsent - int64(len(s.latest)-start)
 		s.unsent = int64(len(s.latest) - end)
 		s.latest = s.latest[:copy(s.latest, s.latest[end:])]

@@ -67,7 +67,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
-	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version}
+	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version, Logf: logger.Printf}
 
 	if fs.NArg() > 0 {
 		if fs.Arg(0) != "call" || fs.NArg() < 2 || fs.NArg() > 3 {

@@ -51,12 +51,6 @@ func vmHWMKB(t testing.TB, pid int) int64 {
 	return n
 }
 
-// fdCount is the number of open file descriptors of pid.
-func fdCount(t testing.TB, pid int) int {
-	t.Helper()
-	return len(fdTargets(t, pid))
-}
-
 // fdTargets lists what each open file descriptor of pid points to.
 func fdTargets(t testing.TB, pid int) []string {
 	t.Helper()

@@ -88,7 +88,7 @@ func BenchmarkCandidates(b *testing.B) {
 	for _, p := range strings.Split(queries, "\n") {
 		b.Run(p, func(b *testing.B) {
 			ci := strings.HasPrefix(p, "(?i)")
-			q, err := Plan(strings.TrimPrefix(p, "(?i)"), ci, false)
+			q, err := plan(strings.TrimPrefix(p, "(?i)"), ci, false)
 			if err != nil {
 				b.Fatal(err)
 			}

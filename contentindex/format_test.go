@@ -78,7 +78,7 @@ func FuzzIndexFile(f *testing.F) {
 		}
 		defer ix.Close()
 		for _, pat := range queries {
-			q, err := Plan(pat, false, false)
+			q, err := plan(pat, false, false)
 			require.NoError(t, err)
 			_, _, _ = ix.Match(q)
 		}

@@ -72,7 +72,7 @@ func checkNoIndex(t *testing.T, dataDir string, wantErr string) {
 	log := &logRecorder{}
 	mgr := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
 	defer mgr.Close()
-	q, err := Plan("foo_bar", false, false)
+	q, err := plan("foo_bar", false, false)
 	require.NoError(t, err)
 	for range 3 {
 		files := tr.files()
@@ -123,7 +123,7 @@ func checkNoIndexTree(t *testing.T, tr *tree, dataDir, wantErr string) {
 	log := &logRecorder{}
 	mgr := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
 	defer mgr.Close()
-	q, _ := Plan("foo_bar", false, false)
+	q, _ := plan("foo_bar", false, false)
 	for range 3 {
 		_, ok := mgr.Candidates(q, tr.files())
 		require.False(t, ok)
@@ -216,7 +216,7 @@ func TestHelperServer(t *testing.T) {
 		Logf: func(f string, a ...any) { fmt.Printf(f+"\n", a...) }})
 	defer mgr.Close()
 	tr := &tree{t: t, root: root}
-	q, _ := Plan("foo_bar", false, false)
+	q, _ := plan("foo_bar", false, false)
 	for deadline := time.Now().Add(time.Minute); !mgr.Ready() && time.Now().Before(deadline); {
 		mgr.Candidates(q, tr.files())
 		mgr.settle()
@@ -240,7 +240,7 @@ func TestReopenMapsWithoutRebuild(t *testing.T) {
 	log := &logRecorder{}
 	second := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
 	defer second.Close()
-	q, _ := Plan("foo_bar", false, false)
+	q, _ := plan("foo_bar", false, false)
 	second.Candidates(q, tr.files()) // most likely before the worker mapped the index
 	second.settle()
 	require.True(t, second.Ready())

@@ -182,6 +182,3 @@ func (c *countWriter) write(p []byte) {
 	c.n += int64(n)
 	c.err = err
 }
-
-// removeIndex deletes the index of dir (tests).
-func removeIndex(dir string) error { return os.Remove(filepath.Join(dir, indexName)) }

@@ -1,7 +1,6 @@
 package contentindex
 
 import (
-	"fmt"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -11,30 +10,15 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 )
 
-// Plan returns the trigram query of a grep pattern, compiled exactly as
-// search.Compile compiles it ((?m), plus (?i) and (?s) per the flags): every
-// text the pattern matches satisfies the query. A pattern with no usable
-// trigram yields a query whose Op is OpAll.
-func Plan(pattern string, caseInsensitive, multiline bool) (*Query, error) {
-	if len(pattern) > limits.IndexMaxPatternBytes {
-		return allQuery, nil
+// Plan returns the trigram query of a grep pattern: re is its parsed,
+// simplified tree with the flags it was compiled with (search.Matcher.Syntax),
+// size the pattern's length in bytes. Every text the pattern matches satisfies
+// the query. A pattern with no usable trigram, or longer than
+// limits.IndexMaxPatternBytes, yields a query whose Op is OpAll.
+func Plan(re *syntax.Regexp, size int) *Query {
+	if size > limits.IndexMaxPatternBytes {
+		return allQuery
 	}
-	flags := "m"
-	if caseInsensitive {
-		flags += "i"
-	}
-	if multiline {
-		flags += "s"
-	}
-	re, err := syntax.Parse("(?"+flags+")"+pattern, syntax.Perl)
-	if err != nil {
-		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
-	}
-	return PlanRegexp(re.Simplify()), nil
-}
-
-// PlanRegexp returns the trigram query of a parsed, simplified regexp.
-func PlanRegexp(re *syntax.Regexp) *Query {
 	i := analyze(re)
 	i.simplify(true)
 	i.addExact()

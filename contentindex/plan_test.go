@@ -39,7 +39,7 @@ func checkSuperset(t *testing.T, pattern string, ci, ml bool, text []byte) {
 	if err != nil {
 		return
 	}
-	q, err := Plan(pattern, ci, ml)
+	q, err := plan(pattern, ci, ml)
 	require.NoError(t, err, "search compiles %q, so the planner must", pattern)
 	if !matches(m, text) {
 		return
@@ -64,7 +64,7 @@ func TestPlanQueries(t *testing.T) {
 		{`a\x{fffd}b`, false, `+`},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {
-			q, err := Plan(tc.pattern, tc.ci, false)
+			q, err := plan(tc.pattern, tc.ci, false)
 			require.NoError(t, err)
 			if tc.want != "" {
 				require.Equal(t, tc.want, q.String())
@@ -109,12 +109,22 @@ func FuzzPlanSuperset(f *testing.F) {
 // alternations) plans to match-all at once, and a long literal to at most
 // limits.IndexMaxQueryTerms terms (before the bounds: minutes, quadratic).
 func TestPlanBoundsHugePatterns(t *testing.T) {
-	q, err := Plan(strings.Repeat("(a|b)", 200000)+"z", false, false)
+	q, err := plan(strings.Repeat("(a|b)", 200000)+"z", false, false)
 	require.NoError(t, err)
 	require.Equal(t, OpAll, q.Op)
-	q, err = Plan(strings.Repeat("abcdefgh", limits.IndexMaxPatternBytes/8), true, false)
+	q, err = plan(strings.Repeat("abcdefgh", limits.IndexMaxPatternBytes/8), true, false)
 	require.NoError(t, err)
 	require.Equal(t, OpAnd, q.Op)
 	require.LessOrEqual(t, len(q.Tri)+len(q.Sub), limits.IndexMaxQueryTerms)
 	checkSuperset(t, strings.Repeat("abcdefgh", 100), false, false, []byte(strings.Repeat("abcdefgh", 100)))
+}
+
+// plan compiles pattern as grep does and plans from the matcher's tree, the
+// way tools/grep narrows its files.
+func plan(pattern string, caseInsensitive, multiline bool) (*Query, error) {
+	m, err := search.Compile(pattern, caseInsensitive, multiline)
+	if err != nil {
+		return nil, err
+	}
+	return Plan(m.Syntax(), len(pattern)), nil
 }

@@ -1,6 +1,7 @@
 package contentindex
 
 import (
+	"regexp/syntax"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/walk"
@@ -41,12 +42,12 @@ func (s *Set) Manager(root string) *Manager {
 // the grep pattern (flags as search.Compile takes them), using root's
 // index: files itself when the index cannot help yet. It never waits for an
 // index. root is the absolute, symlink-evaluated root holding the files.
-func (s *Set) Narrow(root, pattern string, caseInsensitive, multiline bool, files walk.Files) walk.Files {
+func (s *Set) Narrow(root string, re *syntax.Regexp, size int, files walk.Files) walk.Files {
 	if s == nil || files.Len() == 0 {
 		return files
 	}
-	q, err := Plan(pattern, caseInsensitive, multiline)
-	if err != nil || q.Op == OpAll {
+	q := Plan(re, size)
+	if q.Op == OpAll {
 		return files
 	}
 	m := s.Manager(root)

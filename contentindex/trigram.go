@@ -43,11 +43,6 @@ var followBit = func() (t [256]uint8) {
 	return t
 }()
 
-// term returns the term of trigram a b c followed by next.
-func term(a, b, c, next byte) uint32 {
-	return pack(a, b, c) | uint32(followBit[foldTable[next]]+1)<<followShift
-}
-
 // termAllows reports whether a document whose follower mask for the term's
 // trigram is mask may hold the term.
 func termAllows(t uint32, mask uint8) bool {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -80,7 +81,7 @@ func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bo
 	}
 	var buf []byte
 	for _, e := range es {
-		if dir == nil && n != t.top && !within(e.d.path, n.path) {
+		if dir == nil && n != t.top && !roots.Within(n.path, e.d.path) {
 			continue
 		}
 		if keep != nil {
@@ -125,14 +126,14 @@ func (l *listing) At(i int) walk.File {
 
 // AppendAbs appends the i-th file's absolute path to dst without building
 // the file, so a content index can drop files it rules out for free
-// (contentindex.AbsAppender).
+// (walk.Files).
 func (l *listing) AppendAbs(dst []byte, i int) []byte {
 	e := &l.es[i]
 	return l.appendRel(append(append(dst, l.start...), '/'), e.d.path, e.name)
 }
 
 // SnapshotKey identifies the snapshot the listing reads
-// (contentindex.Snapshotter): listings of the same cached order, from the
+// (walk.Files): listings of the same cached order, from the
 // same start, have equal keys, and a changed table makes a new order. The
 // key holds the order's array, so its address is not reused while a key
 // lives.
@@ -201,11 +202,6 @@ func sortRefs(refs []ref) {
 		}
 		return int(a.pos - b.pos)
 	})
-}
-
-// within reports whether the directory path p is dir or lies below it.
-func within(p, dir string) bool {
-	return len(p) >= len(dir) && p[:len(dir)] == dir && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // replayExcluded hands q.Excluded the exclusions of every directory a walk

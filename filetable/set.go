@@ -2,16 +2,16 @@ package filetable
 
 import (
 	"context"
-	"log"
 	"sync"
 
+	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Set holds the tables of one session, one per root, each built by the first
 // listing of its root.
 type Set struct {
-	logf  func(format string, args ...any)
+	logf  logging.Logf
 	roots map[string]bool // the roots Walk keeps tables for
 
 	mu     sync.Mutex
@@ -20,11 +20,8 @@ type Set struct {
 }
 
 // NewSet returns an empty set whose Walk keeps tables for roots (absolute,
-// symlink-evaluated) and that logs with logf (nil: the standard logger).
-func NewSet(roots []string, logf func(format string, args ...any)) *Set {
-	if logf == nil {
-		logf = log.Printf
-	}
+// symlink-evaluated) and that logs with logf (nil: discarded).
+func NewSet(roots []string, logf logging.Logf) *Set {
 	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}}
 	for _, r := range roots {
 		s.roots[r] = true

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/gitignore"
+	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -46,7 +47,7 @@ type Stats struct {
 // concurrently.
 type Table struct {
 	root string
-	logf func(format string, args ...any)
+	log  *logging.Queue // lines waiting for the next listing
 
 	mu          sync.Mutex
 	state       tableState
@@ -56,7 +57,6 @@ type Table struct {
 	special     map[int32]specialWatch
 	rootIgnored bool // the root lies in a directory its repository ignores
 	pend        pending
-	notes       []string                    // log lines waiting for the next listing
 	rules       map[ruleKey]*gitignore.Rule // interned rules of the exclusions
 	order       []entry                     // every file, newest first (valid when orderOK; never modified)
 	orderOK     bool
@@ -78,8 +78,8 @@ func (p *pending) empty() bool {
 }
 
 // newTable returns the unbuilt table of root (absolute, symlink-evaluated).
-func newTable(root string, logf func(string, ...any)) *Table {
-	return &Table{root: root, logf: logf}
+func newTable(root string, logf logging.Logf) *Table {
+	return &Table{root: root, log: logging.NewQueue(logf, "filetable "+root+": ")}
 }
 
 // Query is one listing.
@@ -115,7 +115,7 @@ type Query struct {
 func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
 	t.mu.Lock()
 	err = t.ready(ctx, foundAdapter(t.root, q))
-	t.flushNotes()
+	t.log.Flush()
 	live := t.state == stateLive
 	var n *dirNode
 	if err == nil && live {
@@ -233,21 +233,10 @@ func (t *Table) intern(r *gitignore.Rule) *gitignore.Rule {
 	return r
 }
 
-// note queues a log line; t.mu held. Lines are logged by the listing that
-// finds them, never by the event reader, so a table logs only while a call
-// runs (a host's one-shot call returns before an idle table could write to
-// its log).
-func (t *Table) note(format string, args ...any) {
-	t.notes = append(t.notes, fmt.Sprintf(format, args...))
-}
-
-// flushNotes logs the queued lines; t.mu held.
-func (t *Table) flushNotes() {
-	for _, n := range t.notes {
-		t.logf("filetable %s: %s", t.root, n)
-	}
-	t.notes = nil
-}
+// note queues a log line. Lines are logged by the listing that finds them,
+// never by the event reader, so a table logs only while a call runs (a
+// host's one-shot call returns before an idle table could write to its log).
+func (t *Table) note(format string, args ...any) { t.log.Printf(format, args...) }
 
 // turnOff gives up the table for this root; t.mu held.
 func (t *Table) turnOff(why string) {

@@ -67,19 +67,6 @@ func (d *dirNode) each(fn func(*dirNode)) {
 	}
 }
 
-// attached reports whether d still hangs below top.
-func (d *dirNode) attached(top *dirNode) bool {
-	for n := d; n != nil; n = n.parent {
-		if n == top {
-			return true
-		}
-		if n.parent != nil && n.parent.child(n.name) != n {
-			return false
-		}
-	}
-	return false
-}
-
 // sortNodes orders subdirectories by name + "/", the order in which their
 // contents' paths sort.
 func sortNodes(ds []*dirNode) {

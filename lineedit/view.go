@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
@@ -15,7 +16,7 @@ type view struct {
 	i       int
 	content strings.Builder
 	lines   int // lines shown
-	budget  limits.ResultBudget
+	budget  cut.ResultBudget
 	whole   []int // shown whole: join the new version's source set
 	clipped []int
 	stopped int // first line to show that the budget left out (0: none)
@@ -62,10 +63,10 @@ func (v *view) add(n int) {
 	}
 }
 
-// display renders a line as Read shows it (limits.ClipLine); a clipped
+// display renders a line as Read shows it (cut.ClipLine); a clipped
 // or lossily decoded line, or one cut by lineCap (over), is not whole.
 func display(b []byte, over bool) (string, bool) {
-	text, clipped, lossy := limits.ClipLine(b)
+	text, clipped, lossy := cut.ClipLine(b)
 	return text, !over && !clipped && !lossy
 }
 

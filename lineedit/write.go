@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/atomicfile"
-	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
 
@@ -58,7 +58,7 @@ func Write(ctx context.Context, abs, name, content string, private bool, sources
 	}
 	tag := sourceset.TagOf(data)
 	sources.Forget(abs, tag)
-	return &WriteResult{Tag: tag, FileBytes: len(data), TotalLines: limits.CountLines(data), Created: !exists, Notice: notice}, nil
+	return &WriteResult{Tag: tag, FileBytes: len(data), TotalLines: cut.CountLines(data), Created: !exists, Notice: notice}, nil
 }
 
 // unshape returns the bytes to write for content and a notice when content

@@ -6,20 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"log"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolrpc/toolrpc/capture"
 	"github.com/toolrpc/toolrpc/limits"
-	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -102,19 +98,11 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 
 // bashEnv validates env and returns it as sorted NAME=value pairs.
 func bashEnv(env map[string]string) ([]string, error) {
-	keys := make([]string, 0, len(env))
-	for k, v := range env {
-		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "bash: env %q: names must be non-empty without '=' or NUL, values without NUL", k)
-		}
-		keys = append(keys, k)
+	pairs, err := shell.Env(env)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: %v", err)
 	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out, nil
+	return pairs, nil
 }
 
 // bashDir resolves cwd (default: the first workspace root): an existing
@@ -147,102 +135,41 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	send := func(c capture.Chunk) error { return call.Progress(r.token, c) }
-	outStream := capture.NewStreamer("stdout", send)
-	errStream := capture.NewStreamer("stderr", send)
-	outKeep := capture.NewHead(limits.CaptureMaxBytes, limits.CaptureMaxLines)
-	errKeep := capture.NewTail(limits.CaptureMaxBytes, limits.CaptureMaxLines)
-
-	start := time.Now()
-	g, err := procgroup.StartContext(ctx, procgroup.Spec{
-		Command: r.command,
-		Dir:     r.dir,
-		Env:     r.env,
-		Stdin:   r.stdin,
-		Stdout:  io.MultiWriter(outKeep, outStream),
-		Stderr:  io.MultiWriter(errKeep, errStream),
+	res, err := shell.Run(ctx, shell.Spec{
+		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
+		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
+		Spill:    s.Scratch,
+		Logf:     s.Logf,
 	})
-	if err != nil {
-		outStream.Close()
-		errStream.Close()
-		if _, serr := os.Stat(r.dir); errors.Is(serr, fs.ErrNotExist) {
-			// exec reports a missing working directory as a missing bash.
-			return nil, rpc.Errorf(rpc.NotFound, "bash: working directory %s no longer exists", r.dir)
-		}
+	var timeout *shell.TimeoutError
+	var cancelled *shell.CancelledError
+	switch {
+	case errors.As(err, &timeout):
+		return nil, rpc.Errorf(rpc.Timeout, "bash: %v", timeout).WithData(bashShape(res))
+	case errors.As(err, &cancelled):
+		return nil, rpc.AsError(fmt.Errorf("bash: %w", err)).WithData(bashShape(res))
+	case errors.Is(err, shell.ErrDirGone):
+		return nil, rpc.Errorf(rpc.NotFound, "bash: working directory %s no longer exists", r.dir)
+	case err != nil:
 		return nil, fmt.Errorf("bash: %w", err)
 	}
-	st, stop, err := bashWait(ctx, g, r.timeout)
-	outStream.Close()
-	errStream.Close()
-	if err != nil && stop == nil {
-		return nil, fmt.Errorf("bash: %w", err)
-	}
-
-	res := &wire.BashResult{DurationMs: time.Since(start).Milliseconds()}
-	if st.Signal != "" {
-		res.Signal = st.Signal
-	} else {
-		code := st.ExitCode
-		res.ExitCode = &code
-	}
-	res.Stdout, res.StdoutInfo = bashCut(s, "bash-stdout", outKeep.Snapshot(), limits.ShellBudget(), limits.HeadCut)
-	res.Stderr, res.StderrInfo = bashCut(s, "bash-stderr", errKeep.Snapshot(), limits.ShellErrBudget(), limits.TailCut)
-	res.StdoutInfo.Chunks = outStream.Chunks()
-	res.StderrInfo.Chunks = errStream.Chunks()
-	res.Truncated = res.StdoutInfo.Truncated || res.StderrInfo.Truncated
-	if stop != nil {
-		return nil, stop.WithData(res)
-	}
-	return res, nil
+	return bashShape(res), nil
 }
 
-// bashWait waits for g to exit, killing its tree when ctx ends (stop is
-// CANCELLED) or timeout passes (stop is TIMEOUT).
-func bashWait(ctx context.Context, g *procgroup.Group, timeout time.Duration) (procgroup.Status, *rpc.Error, error) {
-	type waited struct {
-		st  procgroup.Status
-		err error
+// bashShape is res as SPEC §6's BashResult.
+func bashShape(res shell.Result) *wire.BashResult {
+	out := &wire.BashResult{
+		Signal: res.Signal, Stdout: res.Stdout.Text, Stderr: res.Stderr.Text, Truncated: res.Truncated(),
+		StdoutInfo: streamShape(res.Stdout), StderrInfo: streamShape(res.Stderr), DurationMs: res.Duration.Milliseconds(),
 	}
-	done := make(chan waited, 1)
-	go func() {
-		st, err := g.Wait()
-		done <- waited{st, err}
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var stop *rpc.Error
-	var w waited
-	select {
-	case w = <-done:
-	case <-ctx.Done():
-		g.Kill()
-		w = <-done
-		stop = rpc.AsError(fmt.Errorf("bash: cancelled; the process tree was killed: %w", ctx.Err()))
-	case <-timer.C:
-		g.Kill()
-		w = <-done
-		stop = rpc.Errorf(rpc.Timeout, "bash: timed out after %s s; the process tree was killed",
-			strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64))
+	if res.Signal == "" {
+		code := res.ExitCode
+		out.ExitCode = &code
 	}
-	return w.st, stop, w.err
+	return out
 }
 
-// bashCut bounds one captured stream with cut (HeadCut or TailCut). A cut
-// stream's captured copy is spilled first, so the marker can name the file; a
-// failed spill only drops that sentence from the marker.
-func bashCut(s *Session, label string, snap capture.Snapshot, b limits.Budget, cut func(limits.Stream, limits.Budget) limits.Cut) (string, wire.StreamInfo) {
-	in := limits.Stream{Text: snap.Text, Lines: snap.Lines, EdgeLineBytes: snap.EdgeLineBytes, Dropped: snap.OmittedBytes > 0}
-	c := cut(in, b)
-	info := wire.StreamInfo{Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated, OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}
-	if !c.Truncated {
-		return c.Text, info
-	}
-	path, err := s.Scratch.Write(label, snap.Text)
-	if err != nil {
-		log.Printf("tools/bash: %v", err)
-		return c.Text, info
-	}
-	in.Spill = path
-	info.Spill = path
-	return cut(in, b).Text, info
+func streamShape(s shell.Stream) wire.StreamInfo {
+	return wire.StreamInfo{Bytes: s.Bytes, Lines: s.Lines, Truncated: s.Truncated, OmittedBytes: s.OmittedBytes,
+		OmittedLines: s.OmittedLines, Spill: s.Spill, Chunks: s.Chunks}
 }

@@ -79,36 +79,5 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
-	res := globWindow(s, files, offset, limit)
-	if !res.Truncated && int64(res.Count) < limit {
-		res.Notice = search.IgnoredNotice(ctx, ex, s.Roots.DisplayOf, "matching files")
-	}
-	return res, nil
-}
-
-// globWindow shows limit files from offset, as many as the result budget holds.
-func globWindow(s *Session, files walk.Files, offset, limit int64) wire.GlobResult {
-	res := wire.GlobResult{Matches: []string{}}
-	var budget limits.ResultBudget
-	stopped := false
-	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {
-		d := s.Roots.DisplayOf(files.At(int(i)).Abs)
-		if stopped = !budget.Take(len(d) + limits.JSONStringOverheadBytes); stopped {
-			break
-		}
-		res.Matches = append(res.Matches, d)
-	}
-	n := len(res.Matches)
-	res.Count = n
-	next := offset + int64(n)
-	if next < int64(files.Len()) {
-		res.Truncated = true
-		if stopped {
-			res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, files.Len()), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
-		} else {
-			res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
-				n, files.Len(), limit, next)
-		}
-	}
-	return res
+	return search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf), nil
 }

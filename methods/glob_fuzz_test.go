@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/wire"
+	"github.com/toolrpc/toolrpc/search"
 )
 
 // globFuzzFiles is the tree FuzzGlobWindow globs: names that patterns with
@@ -75,7 +75,7 @@ func FuzzGlobWindow(f *testing.F) {
 	})
 
 	f.Fuzz(func(t *testing.T, pattern string, limit, offset int64) {
-		got, gotErr := grepTestRun[wire.GlobResult](t, s, "tools/glob", map[string]any{"pattern": pattern, "limit": limit, "offset": offset})
+		got, gotErr := grepTestRun[search.GlobResult](t, s, "tools/glob", map[string]any{"pattern": pattern, "limit": limit, "offset": offset})
 		if pattern == "" || !doublestar.ValidatePattern(pattern) || limit < 1 || limit > 1000 || offset < 0 {
 			require.NotNil(t, gotErr, "pattern %q limit %d offset %d accepted", pattern, limit, offset)
 			require.Equal(t, rpc.InvalidArgument, gotErr.Kind, gotErr.Message)

@@ -105,22 +105,14 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	q.List = s.Files.Walk
 	if rp.Root == roots.Workspace {
 		q.Narrow = func(files walk.Files) walk.Files {
-			return s.Index.Narrow(rp.RootDir, *p.Pattern, p.CaseInsensitive, p.Multiline, files)
+			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
 		}
 	}
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
-	switch r := res.(type) {
-	case search.ContentResult:
-		return wire.GrepResult{Content: &r}, nil
-	case search.FilesResult:
-		return wire.GrepResult{Files: &r}, nil
-	case search.CountResult:
-		return wire.GrepResult{Counts: &r}, nil
-	}
-	return nil, fmt.Errorf("grep: result of type %T", res)
+	return res, nil
 }
 
 // grepContext sets q's context lines from context, before and after.

@@ -16,7 +16,6 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sourceset"
-	"github.com/toolrpc/toolrpc/wire"
 )
 
 func grepTestSession(t testing.TB) *Session {
@@ -274,26 +273,26 @@ func TestGlob(t *testing.T) {
 	tests := []struct {
 		name   string
 		params map[string]any
-		want   wire.GlobResult
+		want   search.GlobResult
 	}{
-		{"all go", map[string]any{"pattern": "**/*.go"}, wire.GlobResult{Matches: []string{"new.go", "sub/old.go"}, Count: 2}},
-		{"top level only", map[string]any{"pattern": "*.go"}, wire.GlobResult{Matches: []string{"new.go"}, Count: 1}},
-		{"braces", map[string]any{"pattern": "**/*.{txt,png}"}, wire.GlobResult{Matches: []string{"mid.txt", "img.png"}, Count: 2}},
-		{"relative to path", map[string]any{"pattern": "*.go", "path": "sub"}, wire.GlobResult{Matches: []string{"sub/old.go"}, Count: 1}},
-		{"explicit ignored path", map[string]any{"pattern": "**", "path": "node_modules"}, wire.GlobResult{Matches: []string{"node_modules/dep/x.js"}, Count: 1}},
-		{"limit", map[string]any{"pattern": "**", "limit": 2}, wire.GlobResult{Matches: []string{"new.go", "mid.txt"}, Count: 2, Truncated: true,
+		{"all go", map[string]any{"pattern": "**/*.go"}, search.GlobResult{Matches: []string{"new.go", "sub/old.go"}, Count: 2}},
+		{"top level only", map[string]any{"pattern": "*.go"}, search.GlobResult{Matches: []string{"new.go"}, Count: 1}},
+		{"braces", map[string]any{"pattern": "**/*.{txt,png}"}, search.GlobResult{Matches: []string{"mid.txt", "img.png"}, Count: 2}},
+		{"relative to path", map[string]any{"pattern": "*.go", "path": "sub"}, search.GlobResult{Matches: []string{"sub/old.go"}, Count: 1}},
+		{"explicit ignored path", map[string]any{"pattern": "**", "path": "node_modules"}, search.GlobResult{Matches: []string{"node_modules/dep/x.js"}, Count: 1}},
+		{"limit", map[string]any{"pattern": "**", "limit": 2}, search.GlobResult{Matches: []string{"new.go", "mid.txt"}, Count: 2, Truncated: true,
 			Notice: "Showing 2 of 6 files (limit=2). Next: offset=2, or narrow the pattern/path."}},
-		{"offset", map[string]any{"pattern": "**", "limit": 2, "offset": 4}, wire.GlobResult{Matches: []string{"bin.dat", ".gitignore"}, Count: 2}},
+		{"offset", map[string]any{"pattern": "**", "limit": 2, "offset": 4}, search.GlobResult{Matches: []string{"bin.dat", ".gitignore"}, Count: 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, rerr := grepTestRun[wire.GlobResult](t, s, "tools/glob", tc.params)
+			got, rerr := grepTestRun[search.GlobResult](t, s, "tools/glob", tc.params)
 			require.Nil(t, rerr)
 			require.Equal(t, tc.want, got)
 		})
 	}
 	for _, bad := range []map[string]any{{"pattern": "*", "limit": 0}, {"pattern": "*", "limit": limits.GlobMaxLimit + 1}, {"pattern": "[x"}, {"pattern": "*", "offset": -1}, {"pattern": "*", "path": "new.go"}} {
-		_, rerr := grepTestRun[wire.GlobResult](t, s, "tools/glob", bad)
+		_, rerr := grepTestRun[search.GlobResult](t, s, "tools/glob", bad)
 		require.NotNil(t, rerr)
 		require.Equal(t, rpc.InvalidArgument, rerr.Kind)
 	}

@@ -13,3 +13,15 @@ func CloseSession(s *Session) {
 	s.Index.Close()
 	_ = s.Scratch.Remove()
 }
+
+// closeReplaced closes old, a session a second initialize replaced with s,
+// as CloseSession does; a scratch dir the two share (the same sessionId and
+// dataDir) stays, since s holds it now.
+func closeReplaced(old, s *Session) {
+	if old.Scratch.Path() == s.Scratch.Path() {
+		old.Files.Close()
+		old.Index.Close()
+		return
+	}
+	CloseSession(old)
+}

@@ -62,12 +62,3 @@ func Lookup(name string) (Method, bool) {
 	m, ok := byName[name]
 	return m, ok
 }
-
-// Names returns the method names, sorted.
-func Names() []string {
-	names := make([]string, len(table))
-	for i, m := range table {
-		names[i] = m.Name
-	}
-	return names
-}

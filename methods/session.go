@@ -2,16 +2,8 @@ package methods
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log"
-	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -22,8 +14,10 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
+	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/sessionconf"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/spill"
 )
@@ -43,6 +37,9 @@ type Config struct {
 	// Face is the face the session's error messages are written for (the
 	// zero value is LSP).
 	Face Face
+	// Logf is the log every engine of the session writes to (nil: the
+	// standard logger).
+	Logf logging.Logf
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -70,6 +67,8 @@ type Session struct {
 	Files *filetable.Set
 	// Face is the face the session's error messages are written for.
 	Face Face
+	// Logf is the session's log.
+	Logf logging.Logf
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -83,122 +82,31 @@ func (s *Session) Checkpoints() (*checkpoint.Store, error) {
 	return s.checkpoints, s.checkpointsErr
 }
 
-// initOptions is initializationOptions (SPEC §1).
-type initOptions struct {
-	SessionID     *string  `json:"sessionId"`
-	DataDir       *string  `json:"dataDir"`
-	ExternalRoots []string `json:"externalRoots"`
-}
-
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
 // NewSession builds the session an initialize request describes.
 func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
-	var opts initOptions
-	if p.InitializationOptions != nil {
-		b, err := json.Marshal(p.InitializationOptions)
-		if err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
-		}
-		if err := json.Unmarshal(b, &opts); err != nil {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions: %w", err)
-		}
-	}
-	id := cfg.SessionID
-	if opts.SessionID != nil {
-		id = *opts.SessionID
-	} else if id == "" {
-		id = randomID()
-	}
-	// "." and ".." match the pattern but would put the scratch dir at or
-	// above the data dir, which shutdown removes.
-	if !sessionIDPattern.MatchString(id) || id == "." || id == ".." {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "sessionId %q must match %s and not be . or ..", id, sessionIDPattern)
-	}
-	dataDir := cfg.DataDir
-	if opts.DataDir != nil {
-		dataDir = *opts.DataDir
-	}
-	if dataDir == "" {
-		d, err := defaultDataDir()
-		if err != nil {
-			return nil, err
-		}
-		dataDir = d
-	}
-	dataDir, err := filepath.Abs(dataDir)
-	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "dataDir: %w", err)
-	}
-	dirs, err := workspaceRoots(cfg, p)
-	if err != nil {
+	c, err := sessionconf.Resolve(sessionconf.Defaults{Root: cfg.Root, DataDir: cfg.DataDir, SessionID: cfg.SessionID}, p)
+	var bad *sessionconf.Error
+	if errors.As(err, &bad) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s", bad)
+	} else if err != nil {
 		return nil, err
 	}
+	id, dataDir := c.SessionID, c.DataDir
 	scratch := spill.New(dataDir, id)
-	r, err := roots.NewRoots(dirs, scratch.Path(), opts.ExternalRoots)
+	r, err := roots.NewRoots(c.Workspace, scratch.Path(), c.External)
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%w", err)
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = log.Printf
 	}
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
-		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent}),
-		Files: filetable.NewSet(r.Workspace(), log.Printf), Face: cfg.Face,
+		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf}),
+		Files: filetable.NewSet(r.Workspace(), logf), Logf: logf, Face: cfg.Face,
 	}, nil
-}
-
-func workspaceRoots(cfg Config, p *protocol.InitializeParams) ([]string, error) {
-	var roots []string
-	for _, f := range p.WorkspaceFolders {
-		d, err := uriPath(f.URI)
-		if err != nil {
-			return nil, err
-		}
-		roots = append(roots, d)
-	}
-	if len(roots) == 0 && p.RootURI != "" {
-		d, err := uriPath(string(p.RootURI))
-		if err != nil {
-			return nil, err
-		}
-		roots = append(roots, d)
-	}
-	if len(roots) == 0 && cfg.Root != "" {
-		roots = append(roots, cfg.Root)
-	}
-	if len(roots) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		roots = append(roots, wd)
-	}
-	return roots, nil
-}
-
-func uriPath(u string) (string, error) {
-	parsed, err := url.Parse(u)
-	if err != nil || parsed.Scheme != "file" || parsed.Path == "" {
-		return "", rpc.Errorf(rpc.InvalidArgument, "workspace root %q is not a file:// URI", u)
-	}
-	return parsed.Path, nil
-}
-
-func defaultDataDir() (string, error) {
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
-		return filepath.Join(x, "toolrpc"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", errors.New("no dataDir given and no home directory to default to")
-	}
-	return filepath.Join(home, ".local", "state", "toolrpc"), nil
-}
-
-func randomID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // Toolbox serves the registered methods; it implements rpc.Service.
@@ -238,7 +146,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	t.session = s
 	t.mu.Unlock()
 	if old != nil {
-		old.Files.Close()
+		closeReplaced(old, s)
 	}
 	return initializeResult{
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
@@ -254,10 +162,10 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 // stops the session from starting.
 func startScratch(s *Session) {
 	if err := s.Scratch.Adopt(); err != nil {
-		log.Printf("initialize: %v", err)
+		s.Logf("initialize: %v", err)
 	}
 	if _, err := s.Scratch.Sweep(); err != nil {
-		log.Printf("initialize: %v", err)
+		s.Logf("initialize: %v", err)
 	}
 }
 

@@ -38,7 +38,7 @@ func TestReadWindowAndSources(t *testing.T) {
 }
 
 // TestReadStopsAtTheResultBudget: the header and the lines are charged to
-// limits.ResultBudget, and the notice is its one form.
+// cut.ResultBudget, and the notice is its one form.
 func TestReadStopsAtTheResultBudget(t *testing.T) {
 	line := strings.Repeat("x", 1000)
 	pg, _, _, err := readTest(t, strings.Repeat(line+"\n", 500), 1, limits.ReadDefaultLimit)

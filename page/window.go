@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -18,7 +19,7 @@ type window struct {
 	clipped       []int64
 	clippedLong   int // clipped for length
 	lossy         int // shown with U+FFFD
-	budget        limits.ResultBudget
+	budget        cut.ResultBudget
 	stopped       bool       // the budget stopped the window
 	runs          [][2]int64 // whole lines, for the source set
 	run           [2]int64   // current run; run[0] == 0 when none
@@ -42,7 +43,7 @@ func (w *window) add(no int64, line []byte, long bool) bool {
 		// Only such lines can need clipping or repair (a line has no more
 		// characters than bytes); the rest are shown as they are.
 		var s string
-		s, clipped, lossy = limits.ClipLine(line)
+		s, clipped, lossy = cut.ClipLine(line)
 		text, clipped = []byte(s), clipped || long
 	}
 	w.num = strconv.AppendInt(w.num[:0], no, 10)

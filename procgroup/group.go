@@ -100,15 +100,36 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	cmd := exec.Command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), spec.Env...)
-	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", CookieEnv+"="+cookie)
+	cmd.Env = append(cmd.Env, CookieEnv+"="+cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	closeAfterStart, err := g.pipes(cmd, &spec)
 	if err != nil {
 		return nil, err
 	}
+	cmd, err = g.spawn(ctx, cmd, spec.noCgroup)
+	closeAll(closeAfterStart)
+	if err != nil {
+		closeAll(g.outs)
+		if g.stdinW != nil {
+			_ = g.stdinW.Close()
+		}
+		return nil, fmt.Errorf("start %q: %w", spec.Command, err)
+	}
+	g.cmd = cmd
+	g.pid = cmd.Process.Pid
+	if st, ok := readStat(g.pid); ok {
+		g.start = st.start
+	}
+	g.serve(spec)
+	return g, nil
+}
 
-	if !spec.noCgroup && useCgroup() {
+// spawn starts cmd in a cgroup of its own where the machine allows it (not
+// when noCgroup), else as a child of this subreaper, and returns the
+// command that runs. A ctx already done fails it before the spawn.
+func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool) (*exec.Cmd, error) {
+	if !noCgroup && useCgroup() {
 		if cg, err := newCallCgroup(); err == nil {
 			g.cg = cg
 			cmd.SysProcAttr.UseCgroupFD = true
@@ -117,7 +138,8 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	} else {
 		becomeSubreaper()
 	}
-	if err = ctx.Err(); err == nil {
+	err := ctx.Err()
+	if err == nil {
 		err = cmd.Start()
 	}
 	if err != nil && g.cg != nil && ctx.Err() == nil {
@@ -131,22 +153,15 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 			Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: cmd.SysProcAttr}
 		err = cmd.Start()
 	}
-	closeAll(closeAfterStart)
-	if err != nil {
-		if g.cg != nil {
-			g.cg.remove()
-		}
-		closeAll(g.outs)
-		if g.stdinW != nil {
-			_ = g.stdinW.Close()
-		}
-		return nil, fmt.Errorf("start %q: %w", spec.Command, err)
+	if err != nil && g.cg != nil {
+		g.cg.remove()
 	}
-	g.cmd = cmd
-	g.pid = cmd.Process.Pid
-	if st, ok := readStat(g.pid); ok {
-		g.start = st.start
-	}
+	return cmd, err
+}
+
+// serve starts the goroutines of a started command: the exit watch, the
+// readers of stdout and stderr, and the writer of stdin.
+func (g *Group) serve(spec Spec) {
 	go g.watchExit()
 	for i, w := range []io.Writer{spec.Stdout, spec.Stderr} {
 		g.readers.Add(1)
@@ -160,7 +175,6 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 			_ = g.stdinW.Close()
 		}()
 	}
-	return g, nil
 }
 
 // newCookie returns a fresh cookie: serverPrefix, so the guardian and later

@@ -221,33 +221,17 @@ func sweepCookies(match func(cookie []byte) bool) {
 	deadline := time.Now().Add(killBackstop)
 	for {
 		procs := listProcs()
-		children := map[int][]int{}
-		var queue []int
-		member := map[int]bool{}
-		for _, p := range procs {
-			children[p.ppid] = append(children[p.ppid], p.pid)
-			if p.pid == self || p.dead() {
-				continue
+		member := tree(procs, self, func(p procStat) bool {
+			if p.dead() {
+				return false
 			}
 			env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
 			if err != nil {
-				continue
+				return false
 			}
-			if c := cookieOf(env); c != nil && match(c) {
-				member[p.pid] = true
-				queue = append(queue, p.pid)
-			}
-		}
-		for len(queue) > 0 {
-			pid := queue[0]
-			queue = queue[1:]
-			for _, c := range children[pid] {
-				if !member[c] && c != self {
-					member[c] = true
-					queue = append(queue, c)
-				}
-			}
-		}
+			c := cookieOf(env)
+			return c != nil && match(c)
+		})
 		live := 0
 		for _, p := range procs {
 			if member[p.pid] && !p.dead() {

@@ -110,30 +110,10 @@ func sweep(shell int, cookieKV string, startTicks uint64) {
 	seen := map[int]uint64{} // pid -> start time, so a recycled pid is not taken for a member
 	for {
 		procs := listProcs()
-		children := map[int][]int{}
-		member := map[int]bool{}
-		var queue []int
-		for _, p := range procs {
-			children[p.ppid] = append(children[p.ppid], p.pid)
-			if p.pid == self {
-				continue
-			}
-			if p.pid == shell || p.pgrp == shell || seen[p.pid] == p.start && p.start != 0 ||
-				(p.start >= startTicks && !p.dead() && hasCookie(p.pid, cookie)) {
-				member[p.pid] = true
-				queue = append(queue, p.pid)
-			}
-		}
-		for len(queue) > 0 {
-			pid := queue[0]
-			queue = queue[1:]
-			for _, c := range children[pid] {
-				if !member[c] && c != self {
-					member[c] = true
-					queue = append(queue, c)
-				}
-			}
-		}
+		member := tree(procs, self, func(p procStat) bool {
+			return p.pid == shell || p.pgrp == shell || seen[p.pid] == p.start && p.start != 0 ||
+				(p.start >= startTicks && !p.dead() && hasCookie(p.pid, cookie))
+		})
 		live := 0
 		for _, p := range procs {
 			if !member[p.pid] {
@@ -152,6 +132,33 @@ func sweep(shell int, cookieKV string, startTicks uint64) {
 		}
 		time.Sleep(sweepPause)
 	}
+}
+
+// tree returns the pids of procs that seed accepts and of all their
+// descendants among procs (the /proc tree walk of every sweep). self, the
+// server, is never a member.
+func tree(procs []procStat, self int, seed func(p procStat) bool) map[int]bool {
+	children := map[int][]int{}
+	member := map[int]bool{}
+	var queue []int
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+		if p.pid != self && seed(p) {
+			member[p.pid] = true
+			queue = append(queue, p.pid)
+		}
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if !member[c] && c != self {
+				member[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	return member
 }
 
 // killPid sends SIGKILL through a pidfd after checking the pid still names the

@@ -190,7 +190,8 @@ func (r *Roots) DisplayOf(abs string) string {
 	return p.Display
 }
 
-// Within reports whether p is dir or below it; both must be clean and absolute.
+// Within reports whether p is dir or below it. Both must be clean, and
+// both absolute or both relative to one directory (dir not "").
 func Within(dir, p string) bool {
 	if p == dir {
 		return true

@@ -86,9 +86,3 @@ func (c *Call) Decode(v any) error {
 
 // callKey is the context key of the running *Call.
 type callKey struct{}
-
-// CallFrom returns the call a handler's context belongs to, or nil.
-func CallFrom(ctx context.Context) *Call {
-	c, _ := ctx.Value(callKey{}).(*Call)
-	return c
-}

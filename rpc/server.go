@@ -232,7 +232,7 @@ func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2
 		if ctx.Err() != nil {
 			err = Errorf(Cancelled, "%s cancelled before it started", call.Method)
 		} else {
-			result, err = s.invoke(context.WithValue(ctx, callKey{}, call), call, h)
+			result, err = s.invoke(ctx, call, h)
 		}
 		<-s.sem
 	case <-ctx.Done():

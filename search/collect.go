@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 )
@@ -36,7 +37,7 @@ type collector struct {
 	more    bool          // an entry past the stop point exists
 	why     string
 
-	budget  limits.ResultBudget
+	budget  cut.ResultBudget
 	skipped int // entries skipped for offset
 	kept    int // counted entries kept (matching lines, files or count rows)
 	clipped int
@@ -198,15 +199,15 @@ func (f *shownFile) flush() {
 }
 
 // finish returns the result, or the context's error.
-func (c *collector) finish(ctx context.Context) (any, error) {
+func (c *collector) finish(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	return c.result(), nil
 }
 
 // result returns the finished result of the query's mode.
-func (c *collector) result() any {
+func (c *collector) result() Result {
 	notice := c.notice()
 	switch c.q.Mode {
 	case Content:
@@ -218,19 +219,19 @@ func (c *collector) result() any {
 		if c.content.Tags == nil {
 			c.content.Tags = map[string]string{}
 		}
-		return c.content
+		return Result{Content: &c.content}
 	case Count:
 		c.counts.Truncated, c.counts.Notice = c.more, notice
 		if c.counts.Counts == nil {
 			c.counts.Counts = []CountEntry{}
 		}
-		return c.counts
+		return Result{Counts: &c.counts}
 	default:
 		c.files.Truncated, c.files.Notice = c.more, notice
 		if c.files.Files == nil {
 			c.files.Files = []string{}
 		}
-		return c.files
+		return Result{Files: &c.files}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/walk"
@@ -68,7 +69,7 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 				return fileResult{}
 			}
 		}
-		cut := len(data)
+		end := len(data)
 		if !eof {
 			i := lastNewline(data)
 			if i < 0 {
@@ -76,10 +77,10 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 				want = 2 * len(data)
 				continue
 			}
-			cut = i + 1
+			end = i + 1
 		}
 		want = g.q.ChunkBytes
-		chunk := data[:cut]
+		chunk := data[:end]
 		if !done {
 			done = g.chunk(chunk, base, &res)
 			if done && h == nil {
@@ -99,8 +100,8 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 		if ctx.Err() != nil {
 			return fileResult{}
 		}
-		base += limits.CountLines(chunk)
-		rest := copy(g.buf[:cap(g.buf)], data[cut:])
+		base += cut.CountLines(chunk)
+		rest := copy(g.buf[:cap(g.buf)], data[end:])
 		data = g.buf[:rest]
 	}
 	if h != nil && len(res.lines) > 0 {
@@ -252,6 +253,6 @@ func makeLine(n int, b []byte, context, after bool) line {
 	if len(b) > 0 && b[len(b)-1] == '\r' {
 		b = b[:len(b)-1]
 	}
-	text, clipped, lossy := limits.ClipLine(b)
+	text, clipped, lossy := cut.ClipLine(b)
 	return line{n: n, text: text, context: context, after: after, whole: !clipped && !lossy}
 }

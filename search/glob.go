@@ -7,8 +7,10 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // CheckGlob validates a doublestar pattern: it must parse, and hold at most
@@ -134,4 +136,39 @@ func GlobDirs(glob string) func(rel string) bool {
 // (see IgnoredNotice).
 func Glob(ctx context.Context, list Lister, pattern, start, boundary string, ex *walk.Excluded) (walk.Files, error) {
 	return list.list(ctx, walk.Options{Start: start, Boundary: boundary, Excluded: ex, Dir: GlobDirs(pattern), Keep: globMatch(pattern)})
+}
+
+// GlobResult is one window of a glob's files (SPEC §5).
+type GlobResult = wire.GlobResult
+
+// GlobWindow shows limit of files from offset, named by display, as many as
+// the result budget holds. A window that is not cut and shorter than limit
+// says in its notice how many files ex saw excluded by ignore rules.
+func GlobWindow(ctx context.Context, files walk.Files, ex *walk.Excluded, offset, limit int64, display func(abs string) string) GlobResult {
+	res := GlobResult{Matches: []string{}}
+	var budget cut.ResultBudget
+	stopped := false
+	for i := offset; i < int64(files.Len()) && int64(len(res.Matches)) < limit; i++ {
+		d := display(files.At(int(i)).Abs)
+		if stopped = !budget.Take(len(d) + cut.JSONStringOverheadBytes); stopped {
+			break
+		}
+		res.Matches = append(res.Matches, d)
+	}
+	n := len(res.Matches)
+	res.Count = n
+	next := offset + int64(n)
+	switch {
+	case next >= int64(files.Len()) && int64(n) < limit:
+		res.Notice = IgnoredNotice(ctx, ex, display, "matching files")
+	case next >= int64(files.Len()):
+	case stopped:
+		res.Truncated = true
+		res.Notice = budget.Notice(fmt.Sprintf("%d of %d files", n, files.Len()), fmt.Sprintf("offset=%d, or narrow the pattern/path", next))
+	default:
+		res.Truncated = true
+		res.Notice = fmt.Sprintf("Showing %d of %d files (limit=%d). Next: offset=%d, or narrow the pattern/path.",
+			n, files.Len(), limit, next)
+	}
+	return res
 }

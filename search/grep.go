@@ -69,11 +69,13 @@ type (
 	CountEntry = wire.GrepCountEntry
 	// CountResult is the result of a Count grep.
 	CountResult = wire.GrepCountResult
+	// Result is the result of a grep: exactly one of its fields is set, the
+	// one of the query's Mode.
+	Result = wire.GrepResult
 )
 
 // Grep walks start (ignore rules as walk applies them below boundary),
-// searches the files newest first and returns the bounded result of q's mode:
-// a ContentResult, FilesResult or CountResult. display names a file in
+// searches the files newest first and returns the bounded Result of q's mode. display names a file in
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
 //
@@ -81,7 +83,7 @@ type (
 // filesWithMatches search asking for at least limits.SearchOverlapMinEntries
 // entries searches files while the walk still runs; the results are merged
 // in newest-first order all the same.
-func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (any, error) {
+func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
 	ex := &walk.Excluded{}
 	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
 	var o *overlap
@@ -94,7 +96,7 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 		o.stop()
 	}
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
 	if q.Narrow != nil {
@@ -108,7 +110,7 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 // limits.SearchBatchFiles consecutive files and may run
 // limits.SearchLookahead files per worker ahead of the merge.
 // Results o already holds are taken from it.
-func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collector) (any, error) {
+func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collector) (Result, error) {
 	if files.Len() == 0 {
 		return c.result(), nil
 	}
@@ -165,13 +167,13 @@ func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collect
 }
 
 // merge hands the batches' results to c in file order until c is full.
-func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (any, error) {
+func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (Result, error) {
 	for i := range slots {
 		var rs []fileResult
 		select {
 		case rs = <-slots[i]:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return Result{}, ctx.Err()
 		}
 		tokens <- struct{}{}
 		for _, r := range rs {

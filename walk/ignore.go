@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/gitignore"
+	"github.com/toolrpc/toolrpc/roots"
 )
 
 // Ignore files a walk reads in every directory. Later kinds take precedence,
@@ -215,7 +216,7 @@ func startIgnores(start, boundary string) *ignoreSet {
 	repo := root != ""
 	if !repo {
 		root = boundary
-		if !within(root, start) {
+		if !roots.Within(root, start) {
 			root = start
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -47,24 +46,6 @@ func fuzzTree(spec string) []string {
 		}
 	}
 	return paths
-}
-
-// gitUnignored lists the files git does not ignore in the repository at dir.
-func gitUnignored(t *testing.T, dir string) []string {
-	t.Helper()
-	cmd := exec.Command("git", "-c", "core.quotePath=off", "ls-files", "-z", "--others", "--exclude-standard")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := cmd.Output()
-	require.NoError(t, err)
-	var rels []string
-	for _, r := range strings.Split(string(out), "\x00") {
-		if r != "" && r != ".gitignore" && !strings.HasSuffix(r, "/.gitignore") {
-			rels = append(rels, r)
-		}
-	}
-	sort.Strings(rels)
-	return rels
 }
 
 // FuzzIgnoreVsGit builds a small tree with a root .gitignore (and, from the

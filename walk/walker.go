@@ -240,18 +240,7 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 	}
 	defer unix.Close(fd)
 	ents = listDir(fd, buf, ents)
-	hasGit, hasIgnore, hasDotGit := false, false, false
-	for _, e := range ents {
-		switch e.name {
-		case gitignoreName:
-			hasGit = true
-		case ignoreName:
-			hasIgnore = true
-		case dotGit:
-			// A .git directory or file (linked worktree) marks a repository.
-			hasDotGit = true
-		}
-	}
+	hasGit, hasIgnore, hasDotGit := markers(ents)
 	set := j.set.enter(j.abs, hasGit, hasIgnore, hasDotGit)
 	check := !set.empty()
 	var ex exclusions
@@ -286,27 +275,52 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
 			}
-			rel := joinRel(j.rel, e.name)
-			if w.keep != nil && !w.keep(rel, e.name) {
-				continue
+			if f, ok := w.file(fd, abs, joinRel(j.rel, e.name), e.name, &st, statted); ok {
+				out = append(out, f)
 			}
-			if !statted && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-				continue
-			}
-			if st.Mode&unix.S_IFMT != unix.S_IFREG {
-				continue
-			}
-			f := File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size}
-			if w.found != nil {
-				w.found(f)
-			}
-			out = append(out, f)
 		}
 	}
 	if w.excl != nil {
 		w.excl.record(ex.files, ex.dirs)
 	}
 	return out, ents
+}
+
+// markers reports which of a directory's entries change its ignore rules:
+// .gitignore, .ignore, and .git (a directory, or a linked worktree's file,
+// marks a repository).
+func markers(ents []dirent) (hasGit, hasIgnore, hasDotGit bool) {
+	for _, e := range ents {
+		switch e.name {
+		case gitignoreName:
+			hasGit = true
+		case ignoreName:
+			hasIgnore = true
+		case dotGit:
+			hasDotGit = true
+		}
+	}
+	return hasGit, hasIgnore, hasDotGit
+}
+
+// file returns the regular file name of the directory fd (abs, rel) unless
+// Keep drops it or it is not a regular file; st holds its stat when statted.
+// Found sees it first.
+func (w *walker) file(fd int, abs, rel, name string, st *unix.Stat_t, statted bool) (File, bool) {
+	if w.keep != nil && !w.keep(rel, name) {
+		return File{}, false
+	}
+	if !statted && unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return File{}, false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return File{}, false
+	}
+	f := File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size}
+	if w.found != nil {
+		w.found(f)
+	}
+	return f, true
 }
 
 // exclusions are what the ignore rules excluded in one directory.

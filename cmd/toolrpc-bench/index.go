@@ -294,7 +294,7 @@ func indexVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[str
 			return err
 		}
 		dir, _ := t.dir(b)
-		return timeVsPeer(b, r, is.s, dir, "tools/grep", p, argv, func(res, out []byte) string { return check(res, out) })
+		return timeCallVsPeer(b, r, dir, func() (json.RawMessage, time.Duration, error) { return is.s.call("tools/grep", p) }, argv, check)
 	}
 }
 
@@ -326,32 +326,4 @@ func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
 		}
 		return nil
 	}
-}
-
-// timeVsPeer times a call on s against argv run in dir, interleaved, and
-// notes what check finds different.
-func timeVsPeer(b *bench, r *Row, s *server, dir, method string, params map[string]any, argv []string, check func([]byte, []byte) string) error {
-	var res, out []byte
-	a := func() (time.Duration, error) {
-		raw, d, err := s.call(method, params)
-		res = raw
-		return d, err
-	}
-	var p func() (time.Duration, error)
-	if b.peerReady(r) {
-		p = func() (time.Duration, error) {
-			d, o, err := runPeer(dir, argv)
-			out = o
-			return d, err
-		}
-	}
-	as, ps, err := interleave(b.cfg.runs, a, p)
-	if err != nil {
-		return err
-	}
-	setFigures(r, as, ps)
-	if p != nil && check != nil {
-		r.Note = check(res, out)
-	}
-	return nil
 }

@@ -153,37 +153,18 @@ func coldCallVsPeer(root func(*bench) (string, error), method string, params map
 		if err != nil {
 			return err
 		}
-		var res json.RawMessage
-		var out []byte
-		a := func() (time.Duration, error) {
+		call := func() (json.RawMessage, time.Duration, error) {
 			s, err := b.fresh(dir)
 			if err != nil {
-				return 0, err
+				return nil, 0, err
 			}
-			var d time.Duration
-			res, d, err = s.call(method, params)
+			res, d, err := s.call(method, params)
 			if cerr := s.close(); err == nil {
 				err = cerr
 			}
-			return d, err
+			return res, d, err
 		}
-		var p func() (time.Duration, error)
-		if b.peerReady(r) {
-			p = func() (time.Duration, error) {
-				var d time.Duration
-				d, out, err = runPeer(dir, argv)
-				return d, err
-			}
-		}
-		as, ps, err := interleave(b.cfg.runs, a, p)
-		if err != nil {
-			return err
-		}
-		setFigures(r, as, ps)
-		if p != nil && check != nil {
-			r.Note = check(res, out)
-		}
-		return nil
+		return timeCallVsPeer(b, r, dir, call, argv, check)
 	}
 }
 

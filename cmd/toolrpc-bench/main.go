@@ -85,6 +85,43 @@ func defaultCache() string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	c, only, code := parseFlags(args, stderr)
+	if code != 0 {
+		return code
+	}
+	b, err := newBench(c, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolrpc-bench: %v\n", err)
+		return 1
+	}
+	defer b.cleanup()
+	m := describeMachine()
+	m.Runs, m.Server = c.runs, b.bin
+	rows, failed := measure(b, only, stderr)
+	m.ServerRSSMB = b.closeServers()
+	m.LoadAfter = loadAvg()
+
+	printTable(stdout, m, rows)
+	if missing := b.missingPeers(); len(missing) > 0 {
+		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), b.installLine())
+		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), b.installLine())
+	}
+	if c.jsonFile != "" {
+		if err := writeJSON(c.jsonFile, m, rows); err != nil {
+			fmt.Fprintf(stderr, "toolrpc-bench: %v\n", err)
+			return 1
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// parseFlags parses the command line into a config and the --run filter
+// (nil: every row). A non-zero code is the exit status of a bad command line,
+// already explained on stderr.
+func parseFlags(args []string, stderr io.Writer) (config, *regexp.Regexp, int) {
 	fs := flag.NewFlagSet("toolrpc-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
@@ -103,34 +140,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bashMB := fs.Int64("bash-mb", fullBashMB, "bytes the bash pipeline prints, in MB (10^6 bytes)")
 	fs.IntVar(&c.nodePkgs, "node-pkgs", fullNodePkgs, fmt.Sprintf("packages in the generated node_modules (%d files each)", filesPerPackage))
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return c, nil, 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "toolrpc-bench: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return c, nil, 2
 	}
 	if *quick {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		quickDefault := func(name string, p *int, v int) {
-			if !set[name] {
-				*p = v
-			}
-		}
-		quickDefault("runs", &c.runs, quickRuns)
-		quickDefault("cancel-runs", &c.cancelRuns, quickCancelRuns)
-		quickDefault("rtt-calls", &c.rttCalls, quickRTTCalls)
-		quickDefault("node-pkgs", &c.nodePkgs, quickNodePkgs)
-		if !set["big-mb"] {
-			*bigMB = quickBigMB
-		}
-		if !set["bash-mb"] {
-			*bashMB = quickBashMB
-		}
+		c.quickDefaults(fs, bigMB, bashMB)
 	}
 	if c.runs < 1 || c.cancelRuns < 1 || c.rttCalls < 1 || *bigMB < 1 || *bashMB < 1 || c.nodePkgs < 1 {
 		fmt.Fprintln(stderr, "toolrpc-bench: --runs, --cancel-runs, --rtt-calls, --big-mb, --bash-mb and --node-pkgs must be ≥ 1")
-		return 2
+		return c, nil, 2
 	}
 	c.bigBytes, c.bashBytes = *bigMB*1000000, *bashMB*1000000
 	var only *regexp.Regexp
@@ -138,23 +159,40 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var err error
 		if only, err = regexp.Compile(c.only); err != nil {
 			fmt.Fprintf(stderr, "toolrpc-bench: --run: %v\n", err)
-			return 2
+			return c, nil, 2
 		}
 	}
 	if err := c.absolute(); err != nil {
 		fmt.Fprintf(stderr, "toolrpc-bench: %v\n", err)
-		return 2
+		return c, nil, 2
 	}
+	return c, only, 0
+}
 
-	b, err := newBench(c, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolrpc-bench: %v\n", err)
-		return 1
+// quickDefaults applies the --quick sizes to every size flag not given.
+func (c *config) quickDefaults(fs *flag.FlagSet, bigMB, bashMB *int64) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	quickDefault := func(name string, p *int, v int) {
+		if !set[name] {
+			*p = v
+		}
 	}
-	defer b.cleanup()
-	m := describeMachine()
-	m.Runs, m.Server = c.runs, b.bin
+	quickDefault("runs", &c.runs, quickRuns)
+	quickDefault("cancel-runs", &c.cancelRuns, quickCancelRuns)
+	quickDefault("rtt-calls", &c.rttCalls, quickRTTCalls)
+	quickDefault("node-pkgs", &c.nodePkgs, quickNodePkgs)
+	if !set["big-mb"] {
+		*bigMB = quickBigMB
+	}
+	if !set["bash-mb"] {
+		*bashMB = quickBashMB
+	}
+}
 
+// measure runs every scenario only selects (nil: all), printing progress on
+// stderr, and reports whether a row could not be measured.
+func measure(b *bench, only *regexp.Regexp, stderr io.Writer) ([]Row, bool) {
 	var rows []Row
 	failed := false
 	for _, sc := range scenarios() {
@@ -181,24 +219,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		rows = append(rows, r)
 	}
-	m.ServerRSSMB = b.closeServers()
-	m.LoadAfter = loadAvg()
-
-	printTable(stdout, m, rows)
-	if missing := b.missingPeers(); len(missing) > 0 {
-		fmt.Fprintf(stdout, "\npeers not installed: %s — install them with: %s\n", strings.Join(missing, ", "), b.installLine())
-		fmt.Fprintf(stderr, "toolrpc-bench: peers not installed: %s — %s\n", strings.Join(missing, ", "), b.installLine())
-	}
-	if c.jsonFile != "" {
-		if err := writeJSON(c.jsonFile, m, rows); err != nil {
-			fmt.Fprintf(stderr, "toolrpc-bench: %v\n", err)
-			return 1
-		}
-	}
-	if failed {
-		return 1
-	}
-	return 0
+	return rows, failed
 }
 
 // absolute makes the path flags absolute, since servers and peers run in

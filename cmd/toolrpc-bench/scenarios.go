@@ -244,31 +244,39 @@ func callVsPeer(root func(*bench) (string, error), method string, params map[str
 		if err != nil {
 			return err
 		}
-		var res json.RawMessage
-		var out []byte
-		a := func() (time.Duration, error) {
-			var d time.Duration
-			res, d, err = s.call(method, params)
+		return timeCallVsPeer(b, r, dir, func() (json.RawMessage, time.Duration, error) { return s.call(method, params) }, argv, check)
+	}
+}
+
+// timeCallVsPeer times call against argv run in dir, interleaved (A B A B),
+// stores the figures in r, and notes what check finds different between
+// the outputs of the last run. Every row that times a call against a peer
+// does it here.
+func timeCallVsPeer(b *bench, r *Row, dir string, call func() (json.RawMessage, time.Duration, error), argv []string, check func(res json.RawMessage, peer []byte) string) error {
+	var res json.RawMessage
+	var out []byte
+	a := func() (time.Duration, error) {
+		raw, d, err := call()
+		res = raw
+		return d, err
+	}
+	var p func() (time.Duration, error)
+	if b.peerReady(r) {
+		p = func() (time.Duration, error) {
+			d, o, err := runPeer(dir, argv)
+			out = o
 			return d, err
 		}
-		var p func() (time.Duration, error)
-		if b.peerReady(r) {
-			p = func() (time.Duration, error) {
-				var d time.Duration
-				d, out, err = runPeer(dir, argv)
-				return d, err
-			}
-		}
-		as, ps, err := interleave(b.cfg.runs, a, p)
-		if err != nil {
-			return err
-		}
-		setFigures(r, as, ps)
-		if p != nil && check != nil {
-			r.Note = check(res, out)
-		}
-		return nil
 	}
+	as, ps, err := interleave(b.cfg.runs, a, p)
+	if err != nil {
+		return err
+	}
+	setFigures(r, as, ps)
+	if p != nil && check != nil {
+		r.Note = check(res, out)
+	}
+	return nil
 }
 
 // peerLines splits peer output into non-empty lines without a "./" prefix.

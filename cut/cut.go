@@ -1,10 +1,12 @@
-package limits
+package cut
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Budget bounds the text a cut keeps: at most Bytes bytes and Lines lines
@@ -17,11 +19,13 @@ type Budget struct {
 }
 
 // ShellBudget is the budget of a Bash result's stdout (BUDGET_SHELL, head kept).
-func ShellBudget() Budget { return Budget{Bytes: ShellBudgetBytes, Lines: ShellBudgetLines} }
+func ShellBudget() Budget {
+	return Budget{Bytes: limits.ShellBudgetBytes, Lines: limits.ShellBudgetLines}
+}
 
 // ShellErrBudget is the budget of a Bash result's stderr (BUDGET_SHELL_ERR, tail kept).
 func ShellErrBudget() Budget {
-	return Budget{Bytes: ShellErrBudgetBytes, Lines: ShellErrBudgetLines}
+	return Budget{Bytes: limits.ShellErrBudgetBytes, Lines: limits.ShellErrBudgetLines}
 }
 
 // String renders the budget as markers state it: "4000 lines / 96KB".
@@ -31,8 +35,8 @@ func (b Budget) String() string {
 
 // byteSize renders n bytes as "96KB" when n is a whole number of KB, else "n bytes".
 func byteSize(n int) string {
-	if n > 0 && n%KB == 0 {
-		return fmt.Sprintf("%dKB", n/KB)
+	if n > 0 && n%limits.KB == 0 {
+		return fmt.Sprintf("%dKB", n/limits.KB)
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
@@ -44,25 +48,25 @@ func (b Budget) normalized() Budget {
 }
 
 // Stream is one output stream as the capture layer retained it: the input of
-// HeadCut and TailCut.
+// Head and Tail.
 type Stream struct {
-	// Text is the retained text: the stream's first part for HeadCut, its last
-	// part for TailCut. It may hold any bytes.
+	// Text is the retained text: the stream's first part for Head, its last
+	// part for Tail. It may hold any bytes.
 	Text []byte
 	// Lines is the number of lines the stream produced, counted even past the
 	// capture cap (N of the marker). A value below the lines of Text, 0
 	// included, is raised to the lines of Text.
 	Lines int
 	// EdgeLineBytes is the full length, without its line ending ("\n" or
-	// "\r\n"), of the stream's first line (HeadCut) or last line (TailCut),
+	// "\r\n"), of the stream's first line (Head) or last line (Tail),
 	// known to the capture layer even when Text holds only part of that line.
 	// It is used only while Text does not hold the whole line; 0 means unknown.
 	// LineCounter.FirstLineBytes and LastLineBytes measure it as needed here.
 	EdgeLineBytes int
 	// Dropped reports that the capture layer did not retain everything beyond
-	// Text's far end (after it for HeadCut, before it for TailCut). A cut is
-	// then announced even when Text fits the budget. HeadCut then never keeps
-	// a last line of Text that lacks its "\n" as a whole line. TailCut cannot
+	// Text's far end (after it for Head, before it for Tail). A cut is
+	// then announced even when Text fits the budget. Head then never keeps
+	// a last line of Text that lacks its "\n" as a whole line. Tail cannot
 	// see where Text begins, so it takes Text to begin at a line start, as
 	// package capture retains it, unless Text is a single line shorter than
 	// EdgeLineBytes: then Text is the end of that line.
@@ -72,8 +76,8 @@ type Stream struct {
 	Spill string
 }
 
-// Cut is the result of HeadCut or TailCut.
-type Cut struct {
+// Result is the result of Head or Tail.
+type Result struct {
 	// Text is what the result shows: the kept text, plus the SPEC §6.2 marker
 	// on its own line when Truncated. It is always valid UTF-8.
 	Text string
@@ -87,7 +91,7 @@ type Cut struct {
 	Truncated bool
 }
 
-// HeadCut keeps the head of a stream within b (SPEC §6.2, Bash stdout): the
+// Head keeps the head of a stream within b (SPEC §6.2, Bash stdout): the
 // longest prefix of whole lines with at most b.Lines lines and b.Bytes bytes,
 // followed, when anything was cut, by a "\n" if the kept text does not end with
 // one, the marker "[truncated: kept the first K of N lines; …]" and "\n". When
@@ -98,7 +102,7 @@ type Cut struct {
 // The budget applies to the text as shown: invalid UTF-8 bytes are replaced by
 // U+FFFD before lines are measured, so the kept text never exceeds b.Bytes
 // bytes even after repair. The marker's bytes do not count against b.
-func HeadCut(s Stream, b Budget) Cut {
+func Head(s Stream, b Budget) Result {
 	b = b.normalized()
 	raw := s.Text
 	total := max(s.Lines, CountLines(raw))
@@ -139,26 +143,26 @@ func HeadCut(s Stream, b Budget) Cut {
 			y = max(y, s.EdgeLineBytes)
 		}
 		m := singleLineMarker(x, y, b, nextStep(s, true))
-		return Cut{Text: headText(keep, m), KeptBytes: x, Truncated: true}
+		return Result{Text: headText(keep, m), KeptBytes: x, Truncated: true}
 	}
 
 	kept := fixed[:end]
 	keptRaw := rawLen(w, fixed, end)
 	if keptRaw == len(raw) && !s.Dropped && lines >= total {
-		return Cut{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
+		return Result{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
 	}
 	m := linesMarker("first", lines, total, b, nextStep(s, true))
-	return Cut{Text: headText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
+	return Result{Text: headText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
 }
 
-// TailCut keeps the tail of a stream within b (SPEC §6.2, Bash stderr): the
+// Tail keeps the tail of a stream within b (SPEC §6.2, Bash stderr): the
 // marker "[truncated: kept the last K of N lines; …]" and "\n" when anything
 // was cut, then the longest suffix of whole lines with at most b.Lines lines
 // and b.Bytes bytes. When not even the last line fits, the longest
 // character-boundary-safe suffix of that line (without its ending) within
 // b.Bytes is kept and the marker says "no complete line fits …". Budget and
-// repair as for HeadCut.
-func TailCut(s Stream, b Budget) Cut {
+// repair as for Head.
+func Tail(s Stream, b Budget) Result {
 	b = b.normalized()
 	raw := s.Text
 	total := max(s.Lines, CountLines(raw))
@@ -204,16 +208,16 @@ func TailCut(s Stream, b Budget) Cut {
 			y = max(y, s.EdgeLineBytes)
 		}
 		m := singleLineMarker(x, y, b, nextStep(s, false))
-		return Cut{Text: tailText(lf[ks:], m), KeptBytes: x, Truncated: true}
+		return Result{Text: tailText(lf[ks:], m), KeptBytes: x, Truncated: true}
 	}
 
 	kept := fixed[start:]
 	keptRaw := len(w) - rawLen(w, fixed, start)
 	if keptRaw == len(raw) && !s.Dropped && lines >= total {
-		return Cut{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
+		return Result{Text: string(kept), KeptLines: lines, KeptBytes: keptRaw}
 	}
 	m := linesMarker("last", lines, total, b, nextStep(s, false))
-	return Cut{Text: tailText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
+	return Result{Text: tailText(kept, m), KeptLines: lines, KeptBytes: keptRaw, Truncated: true}
 }
 
 // headText is the kept text, a "\n" if it lacks one, the marker and "\n".
@@ -277,9 +281,9 @@ func savedCopy(s Stream, head bool) string {
 	} else {
 		held = CountLines(s.Text)
 	}
-	limit := byteSize(CaptureMaxBytes)
-	if held >= CaptureMaxLines {
-		limit = fmt.Sprintf("%d lines", CaptureMaxLines)
+	limit := byteSize(limits.CaptureMaxBytes)
+	if held >= limits.CaptureMaxLines {
+		limit = fmt.Sprintf("%d lines", limits.CaptureMaxLines)
 	}
 	switch {
 	case head && held == 0:

@@ -1,13 +1,17 @@
-package limits
+package cut
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
 
 // JSONStringOverheadBytes is what a string costs in a JSON array beyond its
 // bytes: two quotes and a comma.
 const JSONStringOverheadBytes = 3
 
 // ResultBudget is BUDGET_SEARCH as one Read, Grep, Glob or Edit result spends
-// it: at most SearchBudgetBytes bytes in at most SearchBudgetLines entries.
+// it: at most limits.SearchBudgetBytes bytes in at most limits.SearchBudgetLines entries.
 // Every such result charges its entries here, and says it stopped with
 // Notice. The zero value is a full budget.
 type ResultBudget struct {
@@ -17,7 +21,7 @@ type ResultBudget struct {
 // Take charges one entry (a line of content, a path, a match) costing n
 // bytes, or reports that it does not fit, charging nothing.
 func (b *ResultBudget) Take(n int) bool {
-	if b.bytes+n > SearchBudgetBytes || b.lines+1 > SearchBudgetLines {
+	if b.bytes+n > limits.SearchBudgetBytes || b.lines+1 > limits.SearchBudgetLines {
 		return false
 	}
 	b.bytes += n
@@ -28,7 +32,7 @@ func (b *ResultBudget) Take(n int) bool {
 // TakeHeader charges n bytes that are not an entry (a result's header), or
 // reports that they do not fit, charging nothing.
 func (b *ResultBudget) TakeHeader(n int) bool {
-	if b.bytes+n > SearchBudgetBytes {
+	if b.bytes+n > limits.SearchBudgetBytes {
 		return false
 	}
 	b.bytes += n
@@ -40,5 +44,5 @@ func (b *ResultBudget) TakeHeader(n int) bool {
 // rest ("offset=66").
 func (b *ResultBudget) Notice(after, next string) string {
 	return fmt.Sprintf("Stopped at the %d KB / %d-line result budget after %s. Next: %s.",
-		SearchBudgetBytes/KB, SearchBudgetLines, after, next)
+		limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, after, next)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,6 +13,7 @@ import (
 // Matcher finds matching lines. It is safe for concurrent use.
 type Matcher struct {
 	re        *regexp.Regexp
+	tree      *syntax.Regexp // re's parsed, simplified tree
 	multiline bool
 	perLine   bool // \A or \z present: the buffer run would not see line starts as text starts
 
@@ -33,30 +35,32 @@ type Matcher struct {
 // matches span lines ("." then matches "\n" too). ^ and $ always match at
 // line boundaries. The error of an invalid pattern quotes regexp's message.
 func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) {
-	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
-		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
-	}
-	flags := "m"
+	flags := "(?m"
 	if caseInsensitive {
 		flags += "i"
 	}
 	if multiline {
 		flags += "s"
 	}
-	full := "(?" + flags + ")" + pattern
-	re, err := regexp.Compile(full)
+	flags += ")"
+	tree, err := syntax.Parse(flags+pattern, syntax.Perl)
+	if err != nil {
+		if e, ok := err.(*syntax.Error); ok {
+			e.Expr = strings.TrimPrefix(e.Expr, flags) // quote the caller's pattern
+		}
+		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	// regexp parses the same text again: it takes no parsed tree.
+	re, err := regexp.Compile(flags + pattern)
 	if err != nil {
 		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
 	}
 	m := &Matcher{re: re, multiline: multiline}
-	tree, err := syntax.Parse(full, syntax.Perl)
-	if err != nil {
-		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
-	}
 	if set, n := classRun(tree); n >= minRunLen && !multiline {
 		m.run, m.runLen = set, n
 	}
 	tree = tree.Simplify()
+	m.tree = tree
 	m.perLine = hasTextAnchor(tree)
 	if multiline {
 		return m, nil
@@ -81,11 +85,10 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	return m, nil
 }
 
-// String returns the compiled expression.
-func (m *Matcher) String() string { return m.re.String() }
-
-// HasLiteral reports whether the matcher scans for a required literal.
-func (m *Matcher) HasLiteral() bool { return len(m.lit) > 0 }
+// Syntax returns the pattern's parsed, simplified tree, with the flags it was
+// compiled with (the content index plans from it). The caller must not
+// modify it.
+func (m *Matcher) Syntax() *syntax.Regexp { return m.tree }
 
 // minRunLen is the shortest class run worth a prefilter: shorter runs are
 // found on nearly every line.
@@ -558,17 +561,4 @@ func lineScan(buf []byte, fn func(n, start, end int) bool) {
 		}
 		s = e + 1
 	}
-}
-
-// LineSpans returns the spans of lines from..to (1-based, inclusive) of buf,
-// stopping at its end. Callers use it to fetch context lines.
-func LineSpans(buf []byte, from, to int) [][2]int {
-	var out [][2]int
-	lineScan(buf, func(n, s, e int) bool {
-		if n >= from {
-			out = append(out, [2]int{s, e})
-		}
-		return n < to
-	})
-	return out
 }

@@ -1,6 +1,7 @@
-package limits
+package cut
 
 import (
+	"github.com/toolrpc/toolrpc/limits"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 
 func TestResultBudgetBytes(t *testing.T) {
 	var b ResultBudget
-	require.True(t, b.Take(SearchBudgetBytes-10))
+	require.True(t, b.Take(limits.SearchBudgetBytes-10))
 	require.False(t, b.Take(11), "one byte over")
 	require.True(t, b.Take(10), "a refused entry charged nothing")
 	require.False(t, b.Take(1))
@@ -17,7 +18,7 @@ func TestResultBudgetBytes(t *testing.T) {
 
 func TestResultBudgetLines(t *testing.T) {
 	var b ResultBudget
-	for i := 0; i < SearchBudgetLines; i++ {
+	for i := 0; i < limits.SearchBudgetLines; i++ {
 		require.True(t, b.Take(1), "entry %d", i)
 	}
 	require.False(t, b.Take(0), "entry past the line budget")

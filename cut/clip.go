@@ -1,27 +1,29 @@
-package limits
+package cut
 
 import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // replacement is U+FFFD, the text every invalid byte becomes.
 const replacement = "\uFFFD"
 
 // ClipLine returns one line, given without its line ending, as valid UTF-8 of at
-// most MaxLineChars characters (Unicode code points), cut at a character
-// boundary. clipped reports that characters past MaxLineChars were dropped;
+// most limits.MaxLineChars characters (Unicode code points), cut at a character
+// boundary. clipped reports that characters past limits.MaxLineChars were dropped;
 // lossy reports that bytes of the returned part were not valid UTF-8 and were
 // each replaced by U+FFFD (one per byte; a replaced byte counts as one
 // character). A line that is clipped or lossy is not shown whole: callers
 // count it as clipped and keep it out of the edit source set (SPEC §8).
 //
-// ClipLine reads at most the bytes of the first MaxLineChars characters, so a
+// ClipLine reads at most the bytes of the first limits.MaxLineChars characters, so a
 // multi-megabyte line costs no more than a short one, and a valid line of at
-// most MaxLineChars bytes costs only the string conversion.
+// most limits.MaxLineChars bytes costs only the string conversion.
 func ClipLine(line []byte) (text string, clipped bool, lossy bool) {
-	return clipLine(line, MaxLineChars)
+	return clipLine(line, limits.MaxLineChars)
 }
 
 // clipLine is ClipLine for a limit of maxChars characters (maxChars ≥ 0).

@@ -1,4 +1,4 @@
-package limits
+package cut
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 func TestClipLine(t *testing.T) {
@@ -20,29 +22,29 @@ func TestClipLine(t *testing.T) {
 	}{
 		{name: "empty", line: "", wantText: ""},
 		{name: "short ascii", line: "hello", wantText: "hello"},
-		{name: "exactly max chars", line: ascii(MaxLineChars), wantText: ascii(MaxLineChars)},
-		{name: "one char over", line: ascii(MaxLineChars + 1), wantText: ascii(MaxLineChars), wantClipped: true},
+		{name: "exactly max chars", line: ascii(limits.MaxLineChars), wantText: ascii(limits.MaxLineChars)},
+		{name: "one char over", line: ascii(limits.MaxLineChars + 1), wantText: ascii(limits.MaxLineChars), wantClipped: true},
 		{
 			name:     "max two-byte chars is not clipped",
-			line:     strings.Repeat("é", MaxLineChars),
-			wantText: strings.Repeat("é", MaxLineChars),
+			line:     strings.Repeat("é", limits.MaxLineChars),
+			wantText: strings.Repeat("é", limits.MaxLineChars),
 		},
 		{
 			name:        "two-byte chars one over",
-			line:        strings.Repeat("é", MaxLineChars+1),
-			wantText:    strings.Repeat("é", MaxLineChars),
+			line:        strings.Repeat("é", limits.MaxLineChars+1),
+			wantText:    strings.Repeat("é", limits.MaxLineChars),
 			wantClipped: true,
 		},
 		{
 			name:        "four-byte char at the clip point is kept whole",
-			line:        ascii(MaxLineChars-1) + "😀b",
-			wantText:    ascii(MaxLineChars-1) + "😀",
+			line:        ascii(limits.MaxLineChars-1) + "😀b",
+			wantText:    ascii(limits.MaxLineChars-1) + "😀",
 			wantClipped: true,
 		},
 		{
 			name:        "four-byte char just past the clip point is dropped whole",
-			line:        ascii(MaxLineChars) + "😀",
-			wantText:    ascii(MaxLineChars),
+			line:        ascii(limits.MaxLineChars) + "😀",
+			wantText:    ascii(limits.MaxLineChars),
 			wantClipped: true,
 		},
 		{name: "invalid byte", line: "a\xffb", wantText: "a\uFFFDb", wantLossy: true},
@@ -51,21 +53,21 @@ func TestClipLine(t *testing.T) {
 		{name: "literal U+FFFD is not lossy", line: "a\uFFFDb", wantText: "a\uFFFDb"},
 		{
 			name:        "invalid byte past the clip point is not lossy",
-			line:        ascii(MaxLineChars) + "\xff",
-			wantText:    ascii(MaxLineChars),
+			line:        ascii(limits.MaxLineChars) + "\xff",
+			wantText:    ascii(limits.MaxLineChars),
 			wantClipped: true,
 		},
 		{
 			name:        "invalid bytes count one char each",
-			line:        strings.Repeat("\xff", MaxLineChars+2),
-			wantText:    strings.Repeat("\uFFFD", MaxLineChars),
+			line:        strings.Repeat("\xff", limits.MaxLineChars+2),
+			wantText:    strings.Repeat("\uFFFD", limits.MaxLineChars),
 			wantClipped: true,
 			wantLossy:   true,
 		},
 		{
 			name:        "long line after a non-ASCII start",
-			line:        "é" + ascii(5*MaxLineChars),
-			wantText:    "é" + ascii(MaxLineChars-1),
+			line:        "é" + ascii(5*limits.MaxLineChars),
+			wantText:    "é" + ascii(limits.MaxLineChars-1),
 			wantClipped: true,
 		},
 	}
@@ -84,7 +86,7 @@ func TestClipLineHugeLine(t *testing.T) {
 	text, clipped, lossy := ClipLine(line)
 	require.True(t, clipped)
 	require.False(t, lossy)
-	require.Equal(t, MaxLineChars, utf8.RuneCountInString(text))
+	require.Equal(t, limits.MaxLineChars, utf8.RuneCountInString(text))
 }
 
 func TestRepair(t *testing.T) {
@@ -242,7 +244,7 @@ func FuzzClipLine(f *testing.F) {
 
 		// The exported limit behaves as the general one.
 		text2, clipped2, lossy2 := ClipLine(line)
-		want, wantClipped, wantLossy := clipLine(line, MaxLineChars)
+		want, wantClipped, wantLossy := clipLine(line, limits.MaxLineChars)
 		require.Equal(t, want, text2)
 		require.Equal(t, wantClipped, clipped2)
 		require.Equal(t, wantLossy, lossy2)

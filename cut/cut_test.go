@@ -1,4 +1,4 @@
-package limits
+package cut
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 const spillPath = "/data/scratch/s1/tool-output/bash-stdout-1700000000000-0.log"
@@ -34,31 +36,31 @@ func savedCut(s, copyEnds string) string {
 	return s + " Full output saved to " + spillPath + " — Grep it, or Read it with offset/limit." + copyEnds + "]"
 }
 
-func TestHeadCut(t *testing.T) {
+func TestHead(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream Stream
 		budget Budget
-		want   Cut
+		want   Result
 	}{
-		{name: "empty", stream: Stream{}, budget: small, want: Cut{}},
+		{name: "empty", stream: Stream{}, budget: small, want: Result{}},
 		{
 			name:   "fits",
 			stream: Stream{Text: []byte("a\nb\n")},
 			budget: small,
-			want:   Cut{Text: "a\nb\n", KeptLines: 2, KeptBytes: 4},
+			want:   Result{Text: "a\nb\n", KeptLines: 2, KeptBytes: 4},
 		},
 		{
 			name:   "exactly at the byte budget",
 			stream: Stream{Text: []byte("abcd\nefgh\n")},
 			budget: small,
-			want:   Cut{Text: "abcd\nefgh\n", KeptLines: 2, KeptBytes: 10},
+			want:   Result{Text: "abcd\nefgh\n", KeptLines: 2, KeptBytes: 10},
 		},
 		{
 			name:   "one byte over",
 			stream: Stream{Text: []byte("abcd\nefghi\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "abcd\n" + narrow("[truncated: kept the first 1 of 2 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 1, KeptBytes: 5, Truncated: true,
 			},
@@ -67,13 +69,13 @@ func TestHeadCut(t *testing.T) {
 			name:   "exactly at the line budget",
 			stream: Stream{Text: []byte("a\nb\nc\n")},
 			budget: small,
-			want:   Cut{Text: "a\nb\nc\n", KeptLines: 3, KeptBytes: 6},
+			want:   Result{Text: "a\nb\nc\n", KeptLines: 3, KeptBytes: 6},
 		},
 		{
 			name:   "one line over",
 			stream: Stream{Text: []byte("a\nb\nc\nd\n"), Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "a\nb\nc\n" + saved("[truncated: kept the first 3 of 4 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 3, KeptBytes: 6, Truncated: true,
 			},
@@ -82,13 +84,13 @@ func TestHeadCut(t *testing.T) {
 			name:   "final line without newline fits",
 			stream: Stream{Text: []byte("a\nb")},
 			budget: small,
-			want:   Cut{Text: "a\nb", KeptLines: 2, KeptBytes: 3},
+			want:   Result{Text: "a\nb", KeptLines: 2, KeptBytes: 3},
 		},
 		{
 			name:   "final line without newline cut",
 			stream: Stream{Text: []byte("abcd\nefghijkl")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "abcd\n" + narrow("[truncated: kept the first 1 of 2 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 1, KeptBytes: 5, Truncated: true,
 			},
@@ -97,7 +99,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "CRLF lines keep their endings",
 			stream: Stream{Text: []byte("ab\r\ncd\r\nef\r\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "ab\r\ncd\r\n" + narrow("[truncated: kept the first 2 of 3 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 2, KeptBytes: 8, Truncated: true,
 			},
@@ -106,7 +108,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "single long line with spill",
 			stream: Stream{Text: []byte("0123456789ABCDEF\nx\n"), Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "0123456789\n" + saved("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 16-byte line.") + "\n",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -115,7 +117,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "single long CRLF line",
 			stream: Stream{Text: []byte("0123456789ABCDEF\r\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "0123456789\n" + narrow("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 16-byte line.") + "\n",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -124,7 +126,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "line as long as the budget, its newline one byte over",
 			stream: Stream{Text: []byte("abcdefghij\r\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "abcdefghij\n" + narrow("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 10-byte line.") + "\n",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -133,7 +135,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "two-byte chars at the cut",
 			stream: Stream{Text: []byte("ééééééé\n")},
 			budget: Budget{Bytes: 5, Lines: 3},
-			want: Cut{
+			want: Result{
 				Text:      "éé\n" + narrow("[truncated: no complete line fits the 5 bytes limit; kept 4 bytes of a single 14-byte line.") + "\n",
 				KeptBytes: 4, Truncated: true,
 			},
@@ -142,7 +144,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "four-byte char at the cut",
 			stream: Stream{Text: []byte("😀😀😀")},
 			budget: Budget{Bytes: 7, Lines: 3},
-			want: Cut{
+			want: Result{
 				Text:      "😀\n" + narrow("[truncated: no complete line fits the 7 bytes limit; kept 4 bytes of a single 12-byte line.") + "\n",
 				KeptBytes: 4, Truncated: true,
 			},
@@ -151,7 +153,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "capture dropped the rest but the text fits",
 			stream: Stream{Text: []byte("a\nb\n"), Lines: 100, Dropped: true, Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text: "a\nb\n" + savedCut("[truncated: kept the first 2 of 100 lines; limit 3 lines / 10 bytes.",
 					"The saved copy holds lines 1–2 of 100 (spill limit 512KB).") + "\n",
 				KeptLines: 2, KeptBytes: 4, Truncated: true,
@@ -161,7 +163,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "capture cut a line: the fragment is not a whole line",
 			stream: Stream{Text: []byte("a\nbc"), Lines: 7, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "a\n" + narrow("[truncated: kept the first 1 of 7 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 1, KeptBytes: 2, Truncated: true,
 			},
@@ -170,7 +172,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "capture kept part of a single huge line",
 			stream: Stream{Text: []byte(strings.Repeat("x", 20)), Lines: 1, EdgeLineBytes: 4_200_000, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "xxxxxxxxxx\n" + narrow("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 4200000-byte line.") + "\n",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -179,7 +181,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "capture kept a fragment shorter than the budget",
 			stream: Stream{Text: []byte("xyz"), Lines: 1, EdgeLineBytes: 900, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "xyz\n" + narrow("[truncated: no complete line fits the 10 bytes limit; kept 3 bytes of a single 900-byte line.") + "\n",
 				KeptBytes: 3, Truncated: true,
 			},
@@ -188,7 +190,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "stream total above the retained lines",
 			stream: Stream{Text: []byte("a\n"), Lines: 5},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "a\n" + narrow("[truncated: kept the first 1 of 5 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 1, KeptBytes: 2, Truncated: true,
 			},
@@ -197,13 +199,13 @@ func TestHeadCut(t *testing.T) {
 			name:   "invalid bytes are repaired",
 			stream: Stream{Text: []byte("a\xffb\n")},
 			budget: small,
-			want:   Cut{Text: "a\uFFFDb\n", KeptLines: 1, KeptBytes: 4},
+			want:   Result{Text: "a\uFFFDb\n", KeptLines: 1, KeptBytes: 4},
 		},
 		{
 			name:   "the budget applies after repair",
 			stream: Stream{Text: []byte("\xff\xff\xff\n\xff\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "\uFFFD\uFFFD\uFFFD\n" + narrow("[truncated: kept the first 1 of 2 lines; limit 3 lines / 10 bytes.") + "\n",
 				KeptLines: 1, KeptBytes: 4, Truncated: true,
 			},
@@ -212,7 +214,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "repaired single line reports stream bytes",
 			stream: Stream{Text: []byte("\xff\xff\xff\xff\xff\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      "\uFFFD\uFFFD\uFFFD\n" + narrow("[truncated: no complete line fits the 10 bytes limit; kept 3 bytes of a single 5-byte line.") + "\n",
 				KeptBytes: 3, Truncated: true,
 			},
@@ -221,7 +223,7 @@ func TestHeadCut(t *testing.T) {
 			name:   "budget below one character is raised",
 			stream: Stream{Text: []byte("😀😀")},
 			budget: Budget{Bytes: 1, Lines: 0},
-			want: Cut{
+			want: Result{
 				Text:      "😀\n" + narrow("[truncated: no complete line fits the 4 bytes limit; kept 4 bytes of a single 8-byte line.") + "\n",
 				KeptBytes: 4, Truncated: true,
 			},
@@ -229,38 +231,38 @@ func TestHeadCut(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := HeadCut(tc.stream, tc.budget)
+			got := Head(tc.stream, tc.budget)
 			require.Equal(t, tc.want, got)
 			checkCut(t, true, tc.stream, tc.budget, got)
 		})
 	}
 }
 
-func TestTailCut(t *testing.T) {
+func TestTail(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream Stream
 		budget Budget
-		want   Cut
+		want   Result
 	}{
-		{name: "empty", stream: Stream{}, budget: small, want: Cut{}},
+		{name: "empty", stream: Stream{}, budget: small, want: Result{}},
 		{
 			name:   "fits",
 			stream: Stream{Text: []byte("a\nb\n")},
 			budget: small,
-			want:   Cut{Text: "a\nb\n", KeptLines: 2, KeptBytes: 4},
+			want:   Result{Text: "a\nb\n", KeptLines: 2, KeptBytes: 4},
 		},
 		{
 			name:   "exactly at the byte budget",
 			stream: Stream{Text: []byte("abcd\nefgh\n")},
 			budget: small,
-			want:   Cut{Text: "abcd\nefgh\n", KeptLines: 2, KeptBytes: 10},
+			want:   Result{Text: "abcd\nefgh\n", KeptLines: 2, KeptBytes: 10},
 		},
 		{
 			name:   "one byte over",
 			stream: Stream{Text: []byte("abcde\nfghi\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 1 of 2 lines; limit 3 lines / 10 bytes.") + "\nfghi\n",
 				KeptLines: 1, KeptBytes: 5, Truncated: true,
 			},
@@ -269,7 +271,7 @@ func TestTailCut(t *testing.T) {
 			name:   "one line over",
 			stream: Stream{Text: []byte("a\nb\nc\nd\n"), Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      saved("[truncated: kept the last 3 of 4 lines; limit 3 lines / 10 bytes.") + "\nb\nc\nd\n",
 				KeptLines: 3, KeptBytes: 6, Truncated: true,
 			},
@@ -278,7 +280,7 @@ func TestTailCut(t *testing.T) {
 			name:   "final line without newline",
 			stream: Stream{Text: []byte("abcdefgh\nij")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 1 of 2 lines; limit 3 lines / 10 bytes.") + "\nij",
 				KeptLines: 1, KeptBytes: 2, Truncated: true,
 			},
@@ -287,7 +289,7 @@ func TestTailCut(t *testing.T) {
 			name:   "CRLF lines keep their endings",
 			stream: Stream{Text: []byte("ab\r\ncd\r\nef\r\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 2 of 3 lines; limit 3 lines / 10 bytes.") + "\ncd\r\nef\r\n",
 				KeptLines: 2, KeptBytes: 8, Truncated: true,
 			},
@@ -296,7 +298,7 @@ func TestTailCut(t *testing.T) {
 			name:   "single long last line with spill",
 			stream: Stream{Text: []byte("ab\n0123456789ABCDEF\n"), Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      saved("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 16-byte line.") + "\n6789ABCDEF",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -305,7 +307,7 @@ func TestTailCut(t *testing.T) {
 			name:   "single long CRLF last line",
 			stream: Stream{Text: []byte("0123456789ABCDEF\r\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 16-byte line.") + "\n6789ABCDEF",
 				KeptBytes: 10, Truncated: true,
 			},
@@ -314,7 +316,7 @@ func TestTailCut(t *testing.T) {
 			name:   "two-byte chars at the cut",
 			stream: Stream{Text: []byte("ééééééé")},
 			budget: Budget{Bytes: 5, Lines: 3},
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: no complete line fits the 5 bytes limit; kept 4 bytes of a single 14-byte line.") + "\néé",
 				KeptBytes: 4, Truncated: true,
 			},
@@ -323,7 +325,7 @@ func TestTailCut(t *testing.T) {
 			name:   "capture ring dropped lines before a line start",
 			stream: Stream{Text: []byte("a\nb\nc\n"), Lines: 50, EdgeLineBytes: 1, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 3 of 50 lines; limit 3 lines / 10 bytes.") + "\na\nb\nc\n",
 				KeptLines: 3, KeptBytes: 6, Truncated: true,
 			},
@@ -332,7 +334,7 @@ func TestTailCut(t *testing.T) {
 			name:   "capture ring kept the end of a line shorter than the budget",
 			stream: Stream{Text: []byte("fgh\n"), Lines: 2, EdgeLineBytes: 8, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: no complete line fits the 10 bytes limit; kept 3 bytes of a single 8-byte line.") + "\nfgh",
 				KeptBytes: 3, Truncated: true,
 			},
@@ -341,7 +343,7 @@ func TestTailCut(t *testing.T) {
 			name:   "capture ring kept a whole single line",
 			stream: Stream{Text: []byte("fgh\n"), Lines: 2, EdgeLineBytes: 3, Dropped: true},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 1 of 2 lines; limit 3 lines / 10 bytes.") + "\nfgh\n",
 				KeptLines: 1, KeptBytes: 4, Truncated: true,
 			},
@@ -350,7 +352,7 @@ func TestTailCut(t *testing.T) {
 			name:   "capture ring kept part of a single huge line",
 			stream: Stream{Text: []byte(strings.Repeat("y", 30) + "END\n"), Lines: 1, EdgeLineBytes: 4_200_000, Dropped: true, Spill: spillPath},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text: savedCut("[truncated: no complete line fits the 10 bytes limit; kept 10 bytes of a single 4200000-byte line.",
 					"The saved copy holds the last 34 bytes of line 1 (spill limit 512KB).") + "\nyyyyyyyEND",
 				KeptBytes: 10, Truncated: true,
@@ -360,7 +362,7 @@ func TestTailCut(t *testing.T) {
 			name:   "invalid bytes are repaired within the budget",
 			stream: Stream{Text: []byte("a\n\xff\xff\xff\n")},
 			budget: small,
-			want: Cut{
+			want: Result{
 				Text:      narrow("[truncated: kept the last 1 of 2 lines; limit 3 lines / 10 bytes.") + "\n\uFFFD\uFFFD\uFFFD\n",
 				KeptLines: 1, KeptBytes: 4, Truncated: true,
 			},
@@ -368,7 +370,7 @@ func TestTailCut(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := TailCut(tc.stream, tc.budget)
+			got := Tail(tc.stream, tc.budget)
 			require.Equal(t, tc.want, got)
 			checkCut(t, false, tc.stream, tc.budget, got)
 		})
@@ -382,19 +384,19 @@ func TestSpecMarkers(t *testing.T) {
 	for i := range 51234 {
 		fmt.Fprintf(&out, "%d\n", i)
 	}
-	head := HeadCut(Stream{Text: out.Bytes(), Lines: 51234, Spill: "<path>"}, ShellBudget())
+	head := Head(Stream{Text: out.Bytes(), Lines: 51234, Spill: "<path>"}, ShellBudget())
 	require.True(t, head.Truncated)
 	require.Equal(t, 4000, head.KeptLines)
 	require.True(t, strings.HasSuffix(head.Text, "3999\n[truncated: kept the first 4000 of 51234 lines; limit 4000 lines / 96KB. Full output saved to <path> — Grep it, or Read it with offset/limit.]\n"), head.Text[len(head.Text)-200:])
 
 	// 81-byte lines: 96KB holds 1213 of them.
 	line := strings.Repeat("e", 80) + "\n"
-	tail := TailCut(Stream{Text: []byte(strings.Repeat(line, 51234))}, ShellErrBudget())
-	require.Equal(t, ShellErrBudgetBytes/len(line), tail.KeptLines)
+	tail := Tail(Stream{Text: []byte(strings.Repeat(line, 51234))}, ShellErrBudget())
+	require.Equal(t, limits.ShellErrBudgetBytes/len(line), tail.KeptLines)
 	require.Equal(t, "[truncated: kept the last 1213 of 51234 lines; limit 4000 lines / 96KB. Narrow the request to see more.]\n"+strings.Repeat(line, 1213), tail.Text)
 
-	huge := HeadCut(Stream{
-		Text:          bytes.Repeat([]byte("a"), CaptureMaxBytes),
+	huge := Head(Stream{
+		Text:          bytes.Repeat([]byte("a"), limits.CaptureMaxBytes),
 		Lines:         1,
 		EdgeLineBytes: 4_200_000,
 		Dropped:       true,
@@ -413,19 +415,19 @@ func TestSpecMarkers_CutSpill(t *testing.T) {
 		fmt.Fprintf(&seq, "%d\n", i)
 	}
 	all := seq.Bytes()
-	head := HeadCut(Stream{Text: all[:CaptureMaxBytes], Lines: 200000, Dropped: true, Spill: "<path>"}, ShellBudget())
+	head := Head(Stream{Text: all[:limits.CaptureMaxBytes], Lines: 200000, Dropped: true, Spill: "<path>"}, ShellBudget())
 	require.True(t, strings.HasSuffix(head.Text, "\n[truncated: kept the first 4000 of 200000 lines; limit 4000 lines / 96KB. "+
 		"Full output saved to <path> — Grep it, or Read it with offset/limit. The saved copy holds lines 1–89232 of 200000 (spill limit 512KB).]\n"), tail(head.Text, 300))
 
-	ring := all[len(all)-CaptureMaxBytes:]
+	ring := all[len(all)-limits.CaptureMaxBytes:]
 	ring = ring[bytes.IndexByte(ring, '\n')+1:] // the ring keeps whole lines
 	held := bytes.Count(ring, []byte{'\n'})
-	tailCut := TailCut(Stream{Text: ring, Lines: 200000, Dropped: true, Spill: "<path>"}, ShellErrBudget())
+	tailCut := Tail(Stream{Text: ring, Lines: 200000, Dropped: true, Spill: "<path>"}, ShellErrBudget())
 	require.True(t, strings.HasPrefix(tailCut.Text, "[truncated: kept the last 4000 of 200000 lines; limit 4000 lines / 96KB. "+
 		"Full output saved to <path> — Grep it, or Read it with offset/limit. The saved copy holds the last "+strconv.Itoa(held)+" lines of 200000 (spill limit 512KB).]\n"), tailCut.Text[:300])
 
 	// Without a spill file, no sentence about a copy.
-	narrowed := HeadCut(Stream{Text: all[:CaptureMaxBytes], Lines: 200000, Dropped: true}, ShellBudget())
+	narrowed := Head(Stream{Text: all[:limits.CaptureMaxBytes], Lines: 200000, Dropped: true}, ShellBudget())
 	require.True(t, strings.HasSuffix(narrowed.Text, "limit 4000 lines / 96KB. Narrow the request to see more.]\n"))
 }
 
@@ -437,8 +439,8 @@ func tail(s string, n int) string {
 }
 
 var (
-	linesMarkerRE = regexp.MustCompile(`^\[truncated: kept the (first|last) (\d+) of (\d+) lines; limit (\d+) lines / (\d+KB|\d+ bytes)\. (.*)\]$`)
-	singleLineRE  = regexp.MustCompile(`^\[truncated: no complete line fits the (\d+KB|\d+ bytes) limit; kept (\d+) bytes of a single (\d+)-byte line\. (.*)\]$`)
+	linesMarkerRE = regexp.MustCompile(`^\[truncated: kept the (first|last) (\d+) of (\d+) lines; limit (\d+) lines / (\d+limits.KB|\d+ bytes)\. (.*)\]$`)
+	singleLineRE  = regexp.MustCompile(`^\[truncated: no complete line fits the (\d+limits.KB|\d+ bytes) limit; kept (\d+) bytes of a single (\d+)-byte line\. (.*)\]$`)
 )
 
 // savedCopyOracle is the sentence SPEC §6.2 adds when the spilled copy is
@@ -450,7 +452,7 @@ func savedCopyOracle(head bool, s Stream) string {
 		held = CountLines(s.Text)
 	}
 	limit := "512KB"
-	if held >= CaptureMaxLines {
+	if held >= limits.CaptureMaxLines {
 		limit = "200000 lines"
 	}
 	partial := !head && held == 1 && len(strings.TrimRight(string(s.Text), "\r\n")) < s.EdgeLineBytes
@@ -468,7 +470,7 @@ func savedCopyOracle(head bool, s Stream) string {
 }
 
 // checkCut asserts every documented property of a cut of s within b.
-func checkCut(t *testing.T, head bool, s Stream, b Budget, c Cut) {
+func checkCut(t *testing.T, head bool, s Stream, b Budget, c Result) {
 	t.Helper()
 	nb := b.normalized()
 	raw := s.Text
@@ -636,8 +638,8 @@ func TestCutProperties(t *testing.T) {
 		}
 		b := Budget{Bytes: r.IntN(40), Lines: r.IntN(8)}
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			checkCut(t, true, s, b, HeadCut(s, b))
-			checkCut(t, false, s, b, TailCut(s, b))
+			checkCut(t, true, s, b, Head(s, b))
+			checkCut(t, false, s, b, Tail(s, b))
 		})
 	}
 }
@@ -661,21 +663,21 @@ func addCutSeeds(f *testing.F) {
 	f.Add([]byte("fgh\n"), uint8(2), uint16(8), true, false, uint8(10), uint8(3))
 }
 
-func FuzzHeadCut(f *testing.F) {
+func FuzzHead(f *testing.F) {
 	addCutSeeds(f)
 	f.Fuzz(func(t *testing.T, text []byte, lines uint8, edge uint16, dropped, spill bool, bytesB, linesB uint8) {
 		s := fuzzStream(text, lines, edge, dropped, spill)
 		b := Budget{Bytes: int(bytesB % 64), Lines: int(linesB % 8)}
-		checkCut(t, true, s, b, HeadCut(s, b))
+		checkCut(t, true, s, b, Head(s, b))
 	})
 }
 
-func FuzzTailCut(f *testing.F) {
+func FuzzTail(f *testing.F) {
 	addCutSeeds(f)
 	f.Fuzz(func(t *testing.T, text []byte, lines uint8, edge uint16, dropped, spill bool, bytesB, linesB uint8) {
 		s := fuzzStream(text, lines, edge, dropped, spill)
 		b := Budget{Bytes: int(bytesB % 64), Lines: int(linesB % 8)}
-		checkCut(t, false, s, b, TailCut(s, b))
+		checkCut(t, false, s, b, Tail(s, b))
 	})
 }
 
@@ -761,21 +763,21 @@ func megabyteOfOutput() []byte {
 	return bytes.Repeat(line, 10_000)
 }
 
-func BenchmarkHeadCut(b *testing.B) {
+func BenchmarkHead(b *testing.B) {
 	text := megabyteOfOutput()
 	s := Stream{Text: text, Lines: CountLines(text), Spill: spillPath}
 	b.ReportAllocs()
 	for b.Loop() {
-		HeadCut(s, ShellBudget())
+		Head(s, ShellBudget())
 	}
 }
 
-func BenchmarkTailCut(b *testing.B) {
+func BenchmarkTail(b *testing.B) {
 	text := megabyteOfOutput()
 	s := Stream{Text: text, Lines: CountLines(text), Spill: spillPath}
 	b.ReportAllocs()
 	for b.Loop() {
-		TailCut(s, ShellErrBudget())
+		Tail(s, ShellErrBudget())
 	}
 }
 
@@ -784,8 +786,8 @@ func BenchmarkLineCounter(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		var c LineCounter
-		for p := text; len(p) > 0; p = p[min(len(p), StreamChunkBytes):] {
-			_, _ = c.Write(p[:min(len(p), StreamChunkBytes)])
+		for p := text; len(p) > 0; p = p[min(len(p), limits.StreamChunkBytes):] {
+			_, _ = c.Write(p[:min(len(p), limits.StreamChunkBytes)])
 		}
 	}
 }

@@ -1,0 +1,42 @@
+package limits
+
+// Grep engine tunables (SPEC §5 leaves them to the implementation): how
+// files are chunked, batched, looked ahead and searched while the walk runs.
+// None of them changes a result.
+const (
+	// SearchChunkBytes is how much of a file Grep holds in memory at once; a
+	// larger file is searched in chunks cut at line ends, and a match (or a
+	// context line) never spans two chunks.
+	SearchChunkBytes = 8 * MiB
+	// SearchLookahead is how many files per worker Grep may search ahead of
+	// the ordered merge; past the stop point at most this much work is wasted.
+	SearchLookahead = 8
+	// SearchEntryOverheadBytes is what one result entry costs beyond its
+	// path and text when the 128 KB result budget is counted (JSON keys,
+	// quotes, numbers).
+	SearchEntryOverheadBytes = 32
+
+	// SearchBatchFiles is how many consecutive files (in result order) a
+	// Grep worker claims and hands to the ordered merge at once: one
+	// hand-off per batch instead of per file keeps goroutine wake-ups
+	// (futex calls) off the per-file cost. The lookahead of SearchLookahead
+	// files per worker is kept, counted in whole batches.
+	SearchBatchFiles = 4
+	// SearchLineChunkBytes is the chunk Grep reads a large file in when no
+	// match can involve two lines (no multiline, no context lines): the
+	// lines found do not depend on where chunks are cut, and a small
+	// reused buffer costs fewer page faults than one sized for the largest
+	// file. Other searches keep SearchChunkBytes.
+	SearchLineChunkBytes = 256 * KB
+
+	// SearchOverlapMinEntries is the smallest offset+headLimit of a count or
+	// filesWithMatches Grep that searches files while the walk still runs:
+	// such a caller asked for (nearly) every matching file, so the search
+	// is unlikely to stop early and work done before the newest-first order
+	// is known is rarely wasted. Smaller requests search in order only.
+	SearchOverlapMinEntries = 1000
+	// SearchOverlapQueueFiles is how many found files wait for a searcher
+	// while the walk runs; a file found when the queue is full is searched
+	// later, in order.
+	SearchOverlapQueueFiles = 4096
+)
