@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 
 	"go.lsp.dev/protocol"
@@ -36,7 +35,7 @@ func callOnce(cfg methods.Config, method, params string, stdout, stderr io.Write
 	}
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	go rpc.Serve(context.Background(), serverIn, serverOut, methods.NewToolbox(cfg), rpc.Options{Logger: log.New(io.Discard, "", 0)})
+	go rpc.Serve(context.Background(), serverIn, serverOut, methods.NewToolbox(cfg), rpc.Options{})
 	// Left open on return: closing the server's input would end the session
 	// (EOF is shutdown, SPEC §1) and remove its scratch dir.
 	conn := client.New(clientIn, clientOut, client.Options{})

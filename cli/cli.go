@@ -102,7 +102,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	// Before the first call: the guardian that kills the calls' trees if this
 	// server is SIGKILLed, and the sweep of what dead servers left running.
 	procgroup.Guard()
-	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logger: logger})
+	return rpc.Serve(ctx, stdin, stdout, methods.NewToolbox(cfg), rpc.Options{Logf: logger.Printf})
 }
 
 // logFlushWait bounds how long exit waits for queued log lines to reach stderr.

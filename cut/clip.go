@@ -113,25 +113,24 @@ func Repair(b []byte) string {
 func repairBytes(b []byte) []byte {
 	out := make([]byte, 0, len(b)+len(b)/2)
 	start := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, b[start:i]...)
-			out = append(out, replacement...)
-			start = i + 1
-		}
-		i += size
-	}
+	eachInvalid(b, func(i int) {
+		out = append(out, b[start:i]...)
+		out = append(out, replacement...)
+		start = i + 1
+	})
 	return append(out, b[start:]...)
 }
 
 // repairedLen returns len(Repair(b)) without building it.
 func repairedLen(b []byte) int {
 	n := len(b)
+	eachInvalid(b, func(int) { n += len(replacement) - 1 })
+	return n
+}
+
+// eachInvalid calls fn, in order, with the index of each byte of b that is
+// not part of a valid UTF-8 character.
+func eachInvalid(b []byte, fn func(i int)) {
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++
@@ -139,11 +138,10 @@ func repairedLen(b []byte) int {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			n += len(replacement) - 1
+			fn(i)
 		}
 		i += size
 	}
-	return n
 }
 
 // PrefixWithin returns the length of the longest prefix of b that has at most

@@ -92,7 +92,11 @@ func (st *sessionStarter) buildLocked(roots []string) {
 		}
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
 	}
-	s, err := methods.NewSession(methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP}, p)
+	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP}
+	if st.cfg.Logger != nil {
+		cfg.Logf = st.cfg.Logger.Printf
+	}
+	s, err := methods.NewSession(cfg, p)
 	if err == nil {
 		methods.StartSession(s)
 	}

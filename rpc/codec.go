@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"math"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/lspframe"
 )
 
@@ -34,7 +34,7 @@ type Stream struct {
 	r   *lspframe.Reader
 	in  *countingReader
 	c   io.Closer
-	log *log.Logger
+	log logging.Logf
 	inputMarks
 
 	wmu sync.Mutex
@@ -46,10 +46,7 @@ type Stream struct {
 
 // NewStream returns a Stream reading frames from r and writing them to w;
 // Close closes c (which may be nil).
-func NewStream(r io.Reader, w io.Writer, c io.Closer, logger *log.Logger) *Stream {
-	if logger == nil {
-		logger = log.New(io.Discard, "", 0)
-	}
+func NewStream(r io.Reader, w io.Writer, c io.Closer, logger logging.Logf) *Stream {
 	in := &countingReader{r: r}
 	s := &Stream{r: lspframe.NewReader(in, maxFrameBytes), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
 	s.handledCh = make(chan struct{})

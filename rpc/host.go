@@ -2,17 +2,17 @@ package rpc
 
 import (
 	"errors"
-	"log"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/logging"
 )
 
 // watchHost calls gone once the process pid has exited. It waits on a pidfd
 // where the kernel offers one, else polls with signal 0.
-func watchHost(pid int, logger *log.Logger, gone func()) {
+func watchHost(pid int, logger logging.Logf, gone func()) {
 	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 		defer unix.Close(fd)
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}

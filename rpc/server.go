@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/logging"
 )
 
 // Service is what the server runs: it builds the session at initialize,
@@ -32,8 +32,8 @@ type Service interface {
 type Options struct {
 	// MaxConcurrent bounds the calls running at once (default limits.MaxConcurrentCalls).
 	MaxConcurrent int
-	// Logger receives diagnostics; nil discards them. Never stdout.
-	Logger *log.Logger
+	// Logf receives diagnostics; nil discards them. Never stdout.
+	Logf logging.Logf
 	// OnEnding, when set, is called once as the session starts ending (exit,
 	// end of input, host death, ctx done), before its calls are cancelled:
 	// main bounds its other writes to the host there.
@@ -51,7 +51,7 @@ const (
 // server is one connection's dispatcher.
 type server struct {
 	svc    Service
-	log    *log.Logger
+	log    logging.Logf
 	stream *Stream
 	sem    chan struct{}
 	base   context.Context
@@ -77,10 +77,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = limits.MaxConcurrentCalls
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = log.New(io.Discard, "", 0)
-	}
+	logger := opts.Logf
 	var closer io.Closer
 	if c, ok := in.(io.Closer); ok {
 		closer = c

@@ -55,7 +55,7 @@ func TestServe_MixedLoadLeavesNoGoroutine(t *testing.T) {
 	served := make(chan int, 1)
 	go func() {
 		served <- rpc.Serve(context.Background(), serverIn, serverOut, methods.NewToolbox(methods.Config{}),
-			rpc.Options{Logger: log.New(io.Discard, "", 0)})
+			rpc.Options{})
 		serverOut.Close()
 	}()
 	var mu sync.Mutex

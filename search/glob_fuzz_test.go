@@ -1,6 +1,7 @@
-package methods
+package search
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,8 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/search"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // globFuzzFiles is the tree FuzzGlobWindow globs: names that patterns with
@@ -23,8 +23,8 @@ var globFuzzFiles = []string{
 	"1/2/3/4/5/6.go", "q?.go", "back\\slash.go", "x/b.go", "y/a.txt", "a.go.bak",
 }
 
-// FuzzGlobWindow checks tools/glob against a brute-force oracle on a fixed
-// tree: an invalid pattern or window is INVALID_ARGUMENT; otherwise the
+// FuzzGlobWindow checks Glob and GlobWindow against a brute-force oracle on
+// a fixed tree: CheckGlob refuses every invalid pattern; otherwise the
 // matches are the window [offset, offset+limit) of every file the pattern
 // matches, newest first with ties by path, count is their number and
 // truncated says whether more remain.
@@ -40,8 +40,9 @@ func FuzzGlobWindow(f *testing.F) {
 	f.Add("*.go", int64(1001), int64(0))
 	f.Add("*.go", int64(10), int64(-1))
 	f.Add("**", int64(7), int64(1<<40))
-	s := grepTestSession(f)
-	root := s.Roots.First()
+	root, err := filepath.EvalSymlinks(f.TempDir())
+	require.NoError(f, err)
+	display := func(abs string) string { rel, _ := filepath.Rel(root, abs); return filepath.ToSlash(rel) }
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, name := range globFuzzFiles {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -75,13 +76,17 @@ func FuzzGlobWindow(f *testing.F) {
 	})
 
 	f.Fuzz(func(t *testing.T, pattern string, limit, offset int64) {
-		got, gotErr := grepTestRun[search.GlobResult](t, s, "tools/glob", map[string]any{"pattern": pattern, "limit": limit, "offset": offset})
-		if pattern == "" || !doublestar.ValidatePattern(pattern) || limit < 1 || limit > 1000 || offset < 0 {
-			require.NotNil(t, gotErr, "pattern %q limit %d offset %d accepted", pattern, limit, offset)
-			require.Equal(t, rpc.InvalidArgument, gotErr.Kind, gotErr.Message)
+		if !doublestar.ValidatePattern(pattern) {
+			require.Error(t, CheckGlob(pattern), "pattern %q accepted", pattern)
 			return
 		}
-		require.Nil(t, gotErr, "%v", gotErr)
+		if pattern == "" || CheckGlob(pattern) != nil || limit < 1 || limit > 1000 || offset < 0 {
+			return // the adapter refuses these before Glob
+		}
+		ex := &walk.Excluded{}
+		files, err := Glob(context.Background(), nil, pattern, root, root, ex)
+		require.NoError(t, err)
+		got := GlobWindow(context.Background(), files, ex, offset, limit, display)
 		var want []string
 		for _, fl := range all {
 			if ok, _ := doublestar.Match(pattern, fl.rel); ok {
