@@ -32,10 +32,19 @@ var faces = map[string]toolFace{
 	"bash":  {title: "Run a shell command", destructive: true, openWorld: true},
 	"edit":  {title: "Edit file lines", destructive: true},
 	"write": {title: "Write file", destructive: true, idempotent: true},
+
+	"process_start":  {title: "Start a process", destructive: true, openWorld: true},
+	"process_read":   {title: "Read a process's output", readOnly: true},
+	"process_write":  {title: "Write to a process", destructive: true, openWorld: true},
+	"process_signal": {title: "Signal a process", destructive: true},
+	"process_list":   {title: "List processes", readOnly: true},
 }
 
-// toolName is the MCP name of method ("tools/read" -> "read").
-func toolName(method string) string { return strings.TrimPrefix(method, "tools/") }
+// toolName is the MCP name of method ("tools/read" -> "read",
+// "tools/process/start" -> "process_start").
+func toolName(method string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(method, "tools/"), "/", "_")
+}
 
 // tools returns the MCP tools of the registry's tool methods, with the
 // methods' descriptions, input and output schemas. A tool method without a face is
@@ -115,6 +124,17 @@ func okResult(tool string, v any) (*mcp.CallToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: marshal result: %w", tool, err)
+	}
+	if strings.HasPrefix(tool, "process_") {
+		blocks, err := renderProcess(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: render result: %w", tool, err)
+		}
+		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(b)}
+		for _, t := range blocks {
+			res.Content = append(res.Content, &mcp.TextContent{Text: t})
+		}
+		return res, nil
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: textFor(v)}},

@@ -6,9 +6,10 @@ package methods
 func StartSession(s *Session) { startScratch(s) }
 
 // CloseSession does what shutdown does in LSP mode once every call of the
-// session has returned: it drops the file tables, stops the content index
+// session has returned: it kills the session's processes, drops the file tables, stops the content index
 // workers (a build stays resumable) and removes the session's scratch dir.
 func CloseSession(s *Session) {
+	s.Processes.Close()
 	s.Files.Close()
 	s.Index.Close()
 	_ = s.Scratch.Remove()

@@ -30,12 +30,23 @@ func limitValues() map[int64]string {
 		"EditMaxBytes":                   limits.EditMaxBytes, "EditMaxOps": limits.EditMaxOps, "EditContextLines": limits.EditContextLines,
 		"SniffBytes": limits.SniffBytes, "BinaryNonPrintablePercent": limits.BinaryNonPrintablePercent,
 		"GlobMaxBraceGroups": limits.GlobMaxBraceGroups, "IgnoredCountEntries": limits.IgnoredCountEntries,
+		"ProcessMaxLive": limits.ProcessMaxLive, "ProcessMaxExited": limits.ProcessMaxExited,
+		"ProcessLogKeepBytes": limits.ProcessLogKeepBytes, "ProcessWriteMaxBytes": limits.ProcessWriteMaxBytes,
+		"ProcessDefaultCols": limits.ProcessDefaultCols, "ProcessDefaultRows": limits.ProcessDefaultRows,
+		"ProcessMinCols": limits.ProcessMinCols, "ProcessMaxCols": limits.ProcessMaxCols,
+		"ProcessMinRows": limits.ProcessMinRows, "ProcessMaxRows": limits.ProcessMaxRows,
+		"ProcessDefaultIdleMs": limits.ProcessDefaultIdleMs, "ProcessMinIdleMs": limits.ProcessMinIdleMs, "ProcessMaxIdleMs": limits.ProcessMaxIdleMs,
+		"ProcessDefaultTimeoutMs": limits.ProcessDefaultTimeoutMs, "ProcessMaxTimeoutMs": limits.ProcessMaxTimeoutMs,
+		"ProcessDefaultGraceMs": limits.ProcessDefaultGraceMs, "ProcessMaxGraceMs": limits.ProcessMaxGraceMs,
 	}
 	out := map[int64]string{}
 	for name, v := range named {
 		out[v] = name
 		if v%limits.KB == 0 && strings.HasSuffix(name, "Bytes") {
 			out[v/limits.KB] = name + "/KB"
+		}
+		if v%limits.MiB == 0 && strings.HasSuffix(name, "Bytes") {
+			out[v/limits.MiB] = name + "/MiB"
 		}
 	}
 	return out
@@ -74,6 +85,9 @@ func TestToolDescriptionsStateTheirLimits(t *testing.T) {
 		"tools/bash": {strconv.Itoa(limits.BashDefaultTimeoutSeconds), strconv.Itoa(limits.BashMaxTimeoutSeconds),
 			strconv.Itoa(limits.ShellBudgetLines), kb(limits.ShellBudgetBytes), kb(limits.CaptureMaxBytes)},
 		"tools/edit": {strconv.Itoa(limits.EditMaxOps), strconv.Itoa(limits.EditMaxBytes), strconv.Itoa(limits.MaxLineChars)},
+		"tools/process/start": {strconv.Itoa(limits.ProcessMaxLive), strconv.Itoa(limits.ProcessMaxExited),
+			strconv.Itoa(limits.ProcessLogKeepBytes / limits.MiB), kb(limits.ShellBudgetBytes)},
+		"tools/process/list": {strconv.Itoa(limits.ProcessMaxLive), strconv.Itoa(limits.ProcessMaxExited)},
 	}
 	listed := map[string]string{}
 	for _, tool := range List() {
@@ -103,7 +117,7 @@ func mustLookup(name string) Method {
 
 func TestAllIsTheOneSortedList(t *testing.T) {
 	all := All()
-	require.Len(t, all, 9)
+	require.Len(t, all, 14)
 	for i, m := range all {
 		got, ok := Lookup(m.Name)
 		require.True(t, ok, m.Name)

@@ -42,6 +42,11 @@ func init() {
 		globMethod(),
 		grepMethod(),
 		listMethod(),
+		processListMethod(),
+		processReadMethod(),
+		processSignalMethod(),
+		processStartMethod(),
+		processWriteMethod(),
 		readMethod(),
 		writeMethod(),
 	}

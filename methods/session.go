@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log"
+	"path/filepath"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -15,6 +16,7 @@ import (
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/logging"
+	"github.com/toolrpc/toolrpc/process"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sessionconf"
@@ -69,6 +71,8 @@ type Session struct {
 	Face Face
 	// Logf is the session's log.
 	Logf logging.Logf
+	// Processes are the session's processes (SPEC §13); CloseSession kills them.
+	Processes *process.Table
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -106,6 +110,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf}),
 		Files: filetable.NewSet(r.Workspace(), logf), Logf: logf, Face: cfg.Face,
+		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
 	}, nil
 }
 

@@ -140,6 +140,9 @@ func sweepStaleCgroups(base string) {
 type callCgroup struct {
 	dir string
 	fd  int
+
+	procsMu sync.Mutex
+	procs   int // cgroup.procs, opened at the first pids (0: not yet, -1: failed or closed)
 }
 
 func newCallCgroup() (*callCgroup, error) {
@@ -185,7 +188,28 @@ func (c *callCgroup) kill() ([]int, error) {
 }
 
 func (c *callCgroup) pids() []int {
-	b, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+	// The process tools' input probe lists a tree every few milliseconds:
+	// cgroup.procs stays open and is re-read with pread.
+	var b []byte
+	c.procsMu.Lock()
+	if c.procs == 0 {
+		c.procs = -1
+		if fd, err := unix.Open(c.dir+"/cgroup.procs", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+			c.procs = fd
+		}
+	}
+	if c.procs > 0 {
+		var buf [4096]byte
+		for off := int64(0); ; {
+			n, err := unix.Pread(c.procs, buf[:], off)
+			if n <= 0 || err != nil {
+				break
+			}
+			b = append(b, buf[:n]...)
+			off += int64(n)
+		}
+	}
+	c.procsMu.Unlock()
 	var pids []int
 	for _, f := range strings.Fields(string(b)) {
 		if pid, err := strconv.Atoi(f); err == nil {
@@ -208,6 +232,12 @@ func (c *callCgroup) remove() {
 	if c.fd >= 0 {
 		_ = unix.Close(c.fd)
 	}
+	c.procsMu.Lock()
+	if c.procs > 0 {
+		_ = unix.Close(c.procs)
+	}
+	c.procs = -1
+	c.procsMu.Unlock()
 	for i := 0; i < 100; i++ {
 		err := os.Remove(c.dir)
 		if err == nil || errors.Is(err, os.ErrNotExist) {

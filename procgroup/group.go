@@ -49,6 +49,16 @@ type Spec struct {
 	// Stdout and Stderr receive the command's output as it is read. Their
 	// Write must not block for long: it runs on the pipe's reading goroutine.
 	Stdout, Stderr io.Writer
+	// TTY, when set, is the slave end of a pseudo-terminal: the command's
+	// stdin, stdout and stderr, and its controlling terminal (the shell is a
+	// session leader). Stdin, Stdout, Stderr and KeepStdin are then ignored:
+	// the caller reads and writes the terminal's master end.
+	TTY *os.File
+	// KeepStdin gives the command a stdin pipe whose write end the caller
+	// holds (Group.Stdin) instead of Stdin's text.
+	KeepStdin bool
+	// DrainGrace, when positive, replaces drainGrace for this command.
+	DrainGrace time.Duration
 
 	noCgroup bool // tests set it to cover the sweep on machines with cgroup v2
 }
@@ -73,6 +83,9 @@ type Group struct {
 	outs    []*os.File // read ends of stdout and stderr
 	stdinW  *os.File
 	stdinWG sync.WaitGroup
+	keepIn  bool          // the caller writes stdinW (KeepStdin)
+	grace   time.Duration // drainGrace, or the Spec's
+	killedN int           // processes besides the shell that Kill found alive
 
 	killOnce sync.Once
 	killed   chan struct{} // closed when Kill starts
@@ -96,15 +109,21 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	}
 	Guard()
 	cookie := newCookie()
-	g := &Group{cookie: cookie, exited: make(chan struct{}), killed: make(chan struct{})}
+	g := &Group{cookie: cookie, exited: make(chan struct{}), killed: make(chan struct{}), grace: drainGrace}
+	if spec.DrainGrace > 0 {
+		g.grace = spec.DrainGrace
+	}
 	cmd := exec.Command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Env = append(cmd.Env, CookieEnv+"="+cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
-	closeAfterStart, err := g.pipes(cmd, &spec)
-	if err != nil {
+	var closeAfterStart []*os.File
+	if spec.TTY != nil {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.TTY, spec.TTY, spec.TTY
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Pdeathsig: syscall.SIGKILL}
+	} else if closeAfterStart, err = g.pipes(cmd, &spec); err != nil {
 		return nil, err
 	}
 	cmd, err = g.spawn(ctx, cmd, spec.noCgroup)
@@ -163,11 +182,11 @@ func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool) (*exec.
 // readers of stdout and stderr, and the writer of stdin.
 func (g *Group) serve(spec Spec) {
 	go g.watchExit()
-	for i, w := range []io.Writer{spec.Stdout, spec.Stderr} {
+	for i, f := range g.outs {
 		g.readers.Add(1)
-		go g.copyOut(g.outs[i], w)
+		go g.copyOut(f, []io.Writer{spec.Stdout, spec.Stderr}[i])
 	}
-	if g.stdinW != nil {
+	if g.stdinW != nil && !g.keepIn {
 		g.stdinWG.Add(1)
 		go func() {
 			defer g.stdinWG.Done()
@@ -184,7 +203,16 @@ func (g *Group) serve(spec Spec) {
 // It returns the ends the command alone must hold, to close once it started.
 func (g *Group) pipes(cmd *exec.Cmd, spec *Spec) ([]*os.File, error) {
 	var closeAfterStart []*os.File
-	if spec.Stdin == nil {
+	if spec.KeepStdin {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdin pipe: %w", err)
+		}
+		cmd.Stdin = r
+		g.stdinW = w
+		g.keepIn = true
+		closeAfterStart = append(closeAfterStart, r)
+	} else if spec.Stdin == nil {
 		null, err := os.Open(os.DevNull)
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
@@ -308,6 +336,11 @@ func (g *Group) copyOut(r *os.File, w io.Writer) {
 func (g *Group) Kill() {
 	g.killOnce.Do(func() {
 		close(g.killed)
+		for _, pid := range g.Pids() {
+			if st, ok := readStat(pid); ok && pid != g.pid && !st.dead() {
+				g.killedN++
+			}
+		}
 		if g.cg != nil {
 			pids, err := g.cg.kill()
 			if err == nil {
@@ -338,7 +371,7 @@ func (g *Group) wait() (Status, error) {
 	}
 	drained := make(chan struct{})
 	go func() { g.readers.Wait(); close(drained) }()
-	grace := time.NewTimer(drainGrace)
+	grace := time.NewTimer(g.grace)
 	select {
 	case <-drained:
 	case <-grace.C:

@@ -7,8 +7,9 @@ const documentary = new Set(['title', 'description', 'minimum', 'maximum', 'minL
 
 /** typeName maps a tool name to its type prefix: "tools/read" -> "Read". */
 export function typeName(tool) {
-  const base = tool.slice(tool.lastIndexOf('/') + 1);
-  return base.replace(/(^|[-_.])([a-z])/g, (_, __, c) => c.toUpperCase());
+  // tools/process/start -> ProcessStart; elsewhere the last segment names it.
+  const base = tool.startsWith('tools/process/') ? tool.slice('tools/'.length) : tool.slice(tool.lastIndexOf('/') + 1);
+  return base.replace(/(^|[-_./])([a-z])/g, (_, __, c) => c.toUpperCase());
 }
 
 function check(schema, where) {

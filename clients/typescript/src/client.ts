@@ -17,6 +17,15 @@ import type {
   GrepFilesResult,
   GrepParams,
   GrepResult,
+  ProcessListResult,
+  ProcessReadParams,
+  ProcessReadResult,
+  ProcessSignalParams,
+  ProcessSignalResult,
+  ProcessStartParams,
+  ProcessStartResult,
+  ProcessWriteParams,
+  ProcessWriteResult,
   ReadParams,
   ReadResult,
   WriteParams,
@@ -249,6 +258,35 @@ export class ToolRPC {
   /** write calls tools/write (SPEC §8). */
   write(params: WriteParams, opts?: CallOptions): Promise<WriteResult> {
     return this.request('tools/write', params, opts);
+  }
+
+  /**
+   * processStart calls tools/process/start (SPEC §13): the command runs on
+   * after the reply, until it exits, a signal ends it, or the session ends.
+   * Aborting opts.signal before the reply kills the process.
+   */
+  processStart(params: ProcessStartParams, opts?: CallOptions): Promise<ProcessStartResult> {
+    return this.request('tools/process/start', params, opts);
+  }
+
+  /** processRead calls tools/process/read (SPEC §13); aborting only ends its wait. */
+  processRead(params: ProcessReadParams, opts?: CallOptions): Promise<ProcessReadResult> {
+    return this.request('tools/process/read', params, opts);
+  }
+
+  /** processWrite calls tools/process/write (SPEC §13). */
+  processWrite(params: ProcessWriteParams, opts?: CallOptions): Promise<ProcessWriteResult> {
+    return this.request('tools/process/write', params, opts);
+  }
+
+  /** processSignal calls tools/process/signal (SPEC §13). */
+  processSignal(params: ProcessSignalParams, opts?: CallOptions): Promise<ProcessSignalResult> {
+    return this.request('tools/process/signal', params, opts);
+  }
+
+  /** processList calls tools/process/list (SPEC §13). */
+  processList(opts?: CallOptions): Promise<ProcessListResult> {
+    return this.request('tools/process/list', {}, opts);
   }
 
   /**

@@ -95,3 +95,25 @@ test('request reaches a method without a typed wrapper', async (t) => {
   const list = await tr.request('tools/list');
   assert.ok(Array.isArray(list) && list.length === client.TOOL_NAMES.length);
 });
+
+test('processStart, processWrite, processRead, processSignal, processList (SPEC §13)', async (t) => {
+  const { tr } = await start(t, files);
+  const long = 30000;
+  const asked = await tr.processStart({ command: `read -p 'Name? ' n; echo "hi $n"; sleep 60`, mode: 'pty', wait: { until: ['input', 'exit'], timeoutMs: long } });
+  conforms(resultSchemas['tools/process/start'], asked);
+  assert.equal(asked.state, 'awaitingInput');
+  assert.deepEqual(asked.prompt, { text: 'Name? ', echo: true });
+  const answered = await tr.processWrite({ id: asked.id, data: 'ts\n', wait: { until: ['pattern'], pattern: '^hi ', timeoutMs: long } });
+  conforms(resultSchemas['tools/process/write'], answered);
+  assert.equal(answered.matched, 'hi ts');
+  const again = await tr.processRead({ id: asked.id, since: 0, wait: { timeoutMs: 0 } });
+  conforms(resultSchemas['tools/process/read'], again);
+  assert.equal(again.output, 'Name? ts\nhi ts\n');
+  const listed = await tr.processList();
+  conforms(resultSchemas['tools/process/list'], listed);
+  assert.equal(listed.processes.length, 1);
+  const stopped = await tr.processSignal({ id: asked.id, signal: 'KILL' });
+  conforms(resultSchemas['tools/process/signal'], stopped);
+  assert.equal(stopped.state, 'exited');
+  assert.equal(stopped.signal, 'SIGKILL');
+});

@@ -1,0 +1,536 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/process"
+	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/shell"
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// The wire shapes of tools/process/* (SPEC §13). The lead reconciles them
+// with package wire once it lands.
+
+// waitParams is Wait of SPEC §13.
+type waitParams struct {
+	Until     []string `json:"until"`
+	Pattern   *string  `json:"pattern"`
+	IdleMs    *float64 `json:"idleMs"`
+	TimeoutMs *float64 `json:"timeoutMs"`
+}
+
+type processStartParams struct {
+	Command *string       `json:"command"`
+	Cwd     *string       `json:"cwd"`
+	Env     rpc.StringMap `json:"env"`
+	Mode    *string       `json:"mode"`
+	Cols    *float64      `json:"cols"`
+	Rows    *float64      `json:"rows"`
+	Label   *string       `json:"label"`
+	Wait    *waitParams   `json:"wait"`
+}
+
+type processReadParams struct {
+	ID        *string     `json:"id"`
+	Since     *float64    `json:"since"`
+	TailLines *float64    `json:"tailLines"`
+	Wait      *waitParams `json:"wait"`
+}
+
+type processWriteParams struct {
+	ID   *string     `json:"id"`
+	Data *string     `json:"data"`
+	Keys []string    `json:"keys"`
+	EOF  bool        `json:"eof"`
+	Wait *waitParams `json:"wait"`
+}
+
+type processSignalParams struct {
+	ID      *string     `json:"id"`
+	Signal  *string     `json:"signal"`
+	GraceMs *float64    `json:"graceMs"`
+	Wait    *waitParams `json:"wait"`
+}
+
+// processPrompt is ProcessReply.prompt.
+type processPrompt struct {
+	Text string `json:"text"`
+	Echo bool   `json:"echo"`
+}
+
+// processInfo is ProcessInfo of SPEC §13.
+type processInfo struct {
+	ID                string         `json:"id"`
+	Pid               int            `json:"pid"`
+	Label             string         `json:"label,omitempty"`
+	Mode              string         `json:"mode"`
+	State             string         `json:"state"`
+	Reason            string         `json:"reason"`
+	ExitCode          *int           `json:"exitCode"`
+	Signal            string         `json:"signal,omitempty"`
+	Prompt            *processPrompt `json:"prompt,omitempty"`
+	PromptConfidence  string         `json:"promptConfidence,omitempty"`
+	Ports             []int          `json:"ports,omitempty"`
+	Log               string         `json:"log"`
+	DescendantsKilled int            `json:"descendantsKilled,omitempty"`
+	DurationMs        int64          `json:"durationMs"`
+}
+
+// processCursor is ProcessReply.cursor.
+type processCursor struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// processReply is ProcessReply of SPEC §13.
+type processReply struct {
+	processInfo
+	Matched      string        `json:"matched,omitempty"`
+	Output       string        `json:"output"`
+	Cursor       processCursor `json:"cursor"`
+	Truncated    bool          `json:"truncated"`
+	OmittedBytes int64         `json:"omittedBytes"`
+}
+
+// processListResult is the result of tools/process/list.
+type processListResult struct {
+	Processes []processInfo `json:"processes"`
+}
+
+// processWhen tells a model when a process fits better than tools/bash.
+var processWhen = "Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: " +
+	"dev servers, watchers, REPLs, installers that ask [Y/n], logins that ask for a password (tools/bash gives such a command /dev/null as stdin and kills it at its timeout)."
+
+var waitDoc = fmt.Sprintf("wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, "+
+	"idleMs?: %d..%d (default %d), timeoutMs?: 0..%d (default %d; 0 answers at once)}; the call answers on the first event, or with reason timeout "+
+	"(the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt.",
+	limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs, limits.ProcessDefaultIdleMs, limits.ProcessMaxTimeoutMs, limits.ProcessDefaultTimeoutMs)
+
+var replyDoc = fmt.Sprintf("Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply "+
+	"(no escape codes; \\r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most %d lines / %dKB with its tail kept "+
+	"and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last %d MB.",
+	limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ProcessLogKeepBytes/limits.MiB)
+
+const waitSchema = `"wait":{"type":"object","additionalProperties":false,"properties":{` +
+	`"until":{"type":"array","items":{"enum":["exit","input","idle","pattern","port"]}},` +
+	`"pattern":{"type":"string"},"idleMs":{"type":"integer"},"timeoutMs":{"type":"integer"}}}`
+
+func processStartMethod() Method {
+	return Method{
+		Name: "tools/process/start",
+		Tool: true,
+		Describe: always(fmt.Sprintf("Starts command with bash -c in cwd (inside the workspace) as a process that outlives this call, and answers on the first wait event. "+
+			"%s mode pipe (default) merges stdout and stderr and gives the command a stdin pipe; mode pty runs it on a terminal of cols×rows "+
+			"(cols %d..%d, default %d; rows %d..%d, default %d; TERM=xterm-256color), which prompts like sudo, ssh and git need. "+
+			"At most %d live processes per session; %d exited ones are kept. Every process is killed when the session ends. %s %s",
+			processWhen, limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols,
+			limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows,
+			limits.ProcessMaxLive, limits.ProcessMaxExited, waitDoc, replyDoc)),
+		InputSchema: []byte(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["command"],"properties":{`+
+			`"command":{"type":"string","minLength":1},"cwd":{"type":"string"},`+
+			`"env":{"type":"object","additionalProperties":{"type":"string"}},`+
+			`"mode":{"enum":["pipe","pty"],"default":"pipe"},`+
+			`"cols":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
+			`"rows":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
+			`"label":{"type":"string"},`+waitSchema+`}}`,
+			limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols,
+			limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows)),
+		OutputSchema: wire.OutputSchema[processReply](),
+		Call:         processStartCall,
+	}
+}
+
+func processReadMethod() Method {
+	return Method{
+		Name: "tools/process/read",
+		Tool: true,
+		Describe: always("Reads a process's output (since: a cursor, default where its last reply ended; tailLines: only the last N lines) and waits as wait says. " +
+			"Reads never consume: any cursor can be read again. " + waitDoc + " " + replyDoc),
+		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},` +
+			`"since":{"type":"integer","minimum":0},"tailLines":{"type":"integer","minimum":1},` + waitSchema + `}}`),
+		OutputSchema: wire.OutputSchema[processReply](),
+		Call:         processReadCall,
+	}
+}
+
+func processWriteMethod() Method {
+	return Method{
+		Name: "tools/process/write",
+		Tool: true,
+		Describe: always(fmt.Sprintf("Writes data (at most %dKB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\\) "+
+			"to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data \"yes\\n\". %s %s",
+			limits.ProcessWriteMaxBytes/limits.KB, waitDoc, replyDoc)),
+		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},"data":{"type":"string"},` +
+			`"keys":{"type":"array","items":{"type":"string"}},"eof":{"type":"boolean"},` + waitSchema + `}}`),
+		OutputSchema: wire.OutputSchema[processReply](),
+		Call:         processWriteCall,
+	}
+}
+
+func processSignalMethod() Method {
+	return Method{
+		Name: "tools/process/signal",
+		Tool: true,
+		Describe: always(fmt.Sprintf("Sends signal (INT TERM HUP QUIT KILL TSTP CONT) to a process's group. After TERM or HUP the whole tree is killed if it has not exited "+
+			"within graceMs (0..%d, default %d); KILL kills the whole tree at once. Answers with reason signal once delivered (once the tree is dead for KILL "+
+			"or an escalation), or, given wait, on its first event. %s",
+			limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs, replyDoc)),
+		InputSchema: []byte(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["id","signal"],"properties":{"id":{"type":"string"},`+
+			`"signal":{"enum":["INT","TERM","HUP","QUIT","KILL","TSTP","CONT"]},"graceMs":{"type":"integer","minimum":0,"maximum":%d,"default":%d},`+waitSchema+`}}`,
+			limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs)),
+		OutputSchema: wire.OutputSchema[processReply](),
+		Call:         processSignalCall,
+	}
+}
+
+func processListMethod() Method {
+	return Method{
+		Name: "tools/process/list",
+		Tool: true,
+		Describe: always(fmt.Sprintf("Lists the session's processes: every live one (at most %d) and the exited ones kept (the last %d), with state, reason, prompt, ports and log, without output.",
+			limits.ProcessMaxLive, limits.ProcessMaxExited)),
+		InputSchema:  []byte(`{"type":"object","additionalProperties":false,"properties":{}}`),
+		OutputSchema: wire.OutputSchema[processListResult](),
+		Call:         processListCall,
+	}
+}
+
+// always is a description in the words of each face: on MCP the tools are
+// bash and process_*, not tools/bash and tools/process/*.
+func always(s string) func(Face) string {
+	mcp := strings.NewReplacer("tools/process/", "process_", "tools/", "").Replace(s)
+	return func(f Face) string {
+		if f == MCP {
+			return mcp
+		}
+		return s
+	}
+}
+
+// decodeWait validates wait; nil gives the default.
+func decodeWait(method string, w *waitParams) (process.Wait, error) {
+	out := process.DefaultWait()
+	if w == nil {
+		return out, nil
+	}
+	if w.Until != nil {
+		out.Until = nil
+		for _, u := range w.Until {
+			switch e := process.Event(u); e {
+			case process.EvExit, process.EvInput, process.EvIdle, process.EvPattern, process.EvPort:
+				out.Until = append(out.Until, e)
+			default:
+				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of exit, input, idle, pattern, port", method, u)
+			}
+		}
+	}
+	hasPattern := false
+	for _, e := range out.Until {
+		hasPattern = hasPattern || e == process.EvPattern
+	}
+	if w.Pattern != nil {
+		re, err := regexp.Compile(*w.Pattern)
+		if err != nil {
+			return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.pattern is not RE2: %v", method, err)
+		}
+		if !hasPattern {
+			return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.pattern needs \"pattern\" in wait.until", method)
+		}
+		out.Pattern = re
+	} else if hasPattern {
+		return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until names pattern but wait.pattern is missing", method)
+	}
+	var err error
+	if w.IdleMs != nil {
+		if out.Idle, err = millis(method, "wait.idleMs", *w.IdleMs, limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs); err != nil {
+			return out, err
+		}
+	}
+	if w.TimeoutMs != nil {
+		if out.Timeout, err = millis(method, "wait.timeoutMs", *w.TimeoutMs, 0, limits.ProcessMaxTimeoutMs); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// millis checks an integer number of milliseconds in lo..hi.
+func millis(method, name string, v float64, lo, hi int) (time.Duration, error) {
+	if v != float64(int64(v)) || v < float64(lo) || v > float64(hi) {
+		return 0, rpc.Errorf(rpc.InvalidArgument, "%s: %s %v is not an integer in %d..%d", method, name, v, lo, hi)
+	}
+	return time.Duration(v) * time.Millisecond, nil
+}
+
+// intIn checks an optional integer in lo..hi, def when absent.
+func intIn(method, name string, v *float64, lo, hi, def int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v != float64(int64(*v)) || *v < float64(lo) || *v > float64(hi) {
+		return 0, rpc.Errorf(rpc.InvalidArgument, "%s: %s %v is not an integer in %d..%d", method, name, *v, lo, hi)
+	}
+	return int(*v), nil
+}
+
+func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	const m = "process/start"
+	var p processStartParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Command == nil || *p.Command == "" || strings.ContainsRune(*p.Command, 0) {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: command is required, without NUL bytes", m)
+	}
+	spec := process.Spec{Command: *p.Command, Mode: process.Pipe}
+	if p.Mode != nil {
+		switch process.Mode(*p.Mode) {
+		case process.Pipe, process.PTY:
+			spec.Mode = process.Mode(*p.Mode)
+		default:
+			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: mode %q is not pipe or pty", m, *p.Mode)
+		}
+	}
+	var err error
+	if spec.Cols, err = intIn(m, "cols", p.Cols, limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols); err != nil {
+		return nil, err
+	}
+	if spec.Rows, err = intIn(m, "rows", p.Rows, limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows); err != nil {
+		return nil, err
+	}
+	if p.Label != nil {
+		spec.Label = *p.Label
+	}
+	w, err := decodeWait(m, p.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Env, err = bashEnv(p.Env); err != nil {
+		return nil, err
+	}
+	if spec.Dir, err = bashDir(s, p.Cwd); err != nil {
+		return nil, err
+	}
+	id, proc, err := s.Processes.Start(ctx, spec)
+	var lim *process.LimitError
+	switch {
+	case errors.As(err, &lim):
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
+	case err != nil && ctx.Err() != nil:
+		return nil, rpc.AsError(fmt.Errorf("%s: cancelled before the command started: %w", m, ctx.Err()))
+	case errors.Is(err, shell.ErrDirGone):
+		return nil, rpc.Errorf(rpc.NotFound, "%s: %v", m, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", m, err)
+	}
+	o, err := proc.Await(ctx, w)
+	if err != nil {
+		s.Processes.Remove(id) // a cancelled start kills its process
+		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process was killed: %w", m, err))
+	}
+	return processAnswer(id, proc, o, nil, 0)
+}
+
+// lookupProcess decodes id and finds its process.
+func lookupProcess(s *Session, method string, id *string) (*process.Process, error) {
+	if id == nil || *id == "" {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: id is required", method)
+	}
+	p, ok := s.Processes.Get(*id)
+	if !ok {
+		return nil, rpc.Errorf(rpc.NotFound, "%s: no process %q in this session (tools/process/list lists them)", method, *id)
+	}
+	return p, nil
+}
+
+func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	const m = "process/read"
+	var p processReadParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	proc, err := lookupProcess(s, m, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	var since *int64
+	if p.Since != nil {
+		if *p.Since != float64(int64(*p.Since)) || *p.Since < 0 {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %v is not a cursor (an integer ≥ 0)", m, *p.Since)
+		}
+		c := int64(*p.Since)
+		if produced := proc.Log().Produced(); c > produced {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %d is past the end of the log (%d)", m, c, produced)
+		}
+		since = &c
+	}
+	tail, err := intIn(m, "tailLines", p.TailLines, 1, 1<<31-1, 0)
+	if err != nil {
+		return nil, err
+	}
+	w, err := decodeWait(m, p.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if since != nil {
+		w.From = *since
+	}
+	o, err := proc.Await(ctx, w)
+	if err != nil {
+		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process keeps running: %w", m, err))
+	}
+	return processAnswer(*p.ID, proc, o, since, tail)
+}
+
+// keyBytes are the bytes of the named keys a terminal sends.
+var keyBytes = map[string]string{
+	"Enter": "\r", "Tab": "\t", "Esc": "\x1b", "Backspace": "\x7f",
+	"Up": "\x1b[A", "Down": "\x1b[B", "Right": "\x1b[C", "Left": "\x1b[D",
+	"Home": "\x1b[H", "End": "\x1b[F", "PageUp": "\x1b[5~", "PageDown": "\x1b[6~", `C-\`: "\x1c",
+}
+
+func init() {
+	for c := 'a'; c <= 'z'; c++ {
+		keyBytes["C-"+string(c)] = string(rune(c - 'a' + 1))
+	}
+}
+
+func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	const m = "process/write"
+	var p processWriteParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	var data strings.Builder
+	if p.Data != nil {
+		data.WriteString(*p.Data)
+	}
+	for _, k := range p.Keys {
+		b, ok := keyBytes[k]
+		if !ok {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: unknown key %q (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\\)", m, k)
+		}
+		data.WriteString(b)
+	}
+	if data.Len() > limits.ProcessWriteMaxBytes {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %d bytes of data and keys exceed the %dKB limit", m, data.Len(), limits.ProcessWriteMaxBytes/limits.KB)
+	}
+	proc, err := lookupProcess(s, m, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	w, err := decodeWait(m, p.Wait)
+	if err != nil {
+		return nil, err
+	}
+	w.From = proc.Log().Produced()
+	switch err := proc.Write([]byte(data.String()), p.EOF); {
+	case errors.Is(err, process.ErrExited):
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: process %s has exited", m, *p.ID)
+	case errors.Is(err, process.ErrStdinClosed):
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: the stdin of process %s is closed (eof was sent)", m, *p.ID)
+	case err != nil:
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
+	}
+	o, err := proc.Await(ctx, w)
+	if err != nil {
+		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process keeps running: %w", m, err))
+	}
+	return processAnswer(*p.ID, proc, o, nil, 0)
+}
+
+var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP,
+	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL, "TSTP": syscall.SIGTSTP, "CONT": syscall.SIGCONT}
+
+func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	const m = "process/signal"
+	var p processSignalParams
+	if err := call.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Signal == nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: signal is required", m)
+	}
+	sig, ok := signals[*p.Signal]
+	if !ok {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: signal %q is not one of INT TERM HUP QUIT KILL TSTP CONT", m, *p.Signal)
+	}
+	grace, err := intIn(m, "graceMs", p.GraceMs, 0, limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs)
+	if err != nil {
+		return nil, err
+	}
+	proc, err := lookupProcess(s, m, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	var w process.Wait
+	if p.Wait != nil {
+		if w, err = decodeWait(m, p.Wait); err != nil {
+			return nil, err
+		}
+	}
+	w.From = proc.Log().Produced()
+	switch err := proc.Signal(ctx, sig, time.Duration(grace)*time.Millisecond); {
+	case errors.Is(err, process.ErrExited):
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: process %s has exited", m, *p.ID)
+	case err != nil && ctx.Err() != nil:
+		return nil, rpc.AsError(fmt.Errorf("%s: cancelled while waiting out graceMs: %w", m, err))
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", m, err)
+	}
+	o := process.Outcome{Reason: process.EvSignal}
+	if p.Wait != nil {
+		if o, err = proc.Await(ctx, w); err != nil {
+			return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the signal was sent: %w", m, err))
+		}
+	}
+	return processAnswer(*p.ID, proc, o, nil, 0)
+}
+
+func processListCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
+	if string(call.Params) != "null" {
+		var p struct{}
+		if err := call.Decode(&p); err != nil {
+			return nil, err
+		}
+	}
+	res := processListResult{Processes: []processInfo{}}
+	for _, l := range s.Processes.List() {
+		res.Processes = append(res.Processes, infoWire(l.ID, l.P.Info("")))
+	}
+	return res, nil
+}
+
+// processAnswer shapes a reply: the process's state after outcome o, and
+// its output from since.
+func processAnswer(id string, p *process.Process, o process.Outcome, since *int64, tail int) (any, error) {
+	out, err := p.Read(since, tail)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.IOError, "process %s: %v", id, err)
+	}
+	r := processReply{processInfo: infoWire(id, p.Info(o.Reason)), Matched: o.Matched, Output: out.Text,
+		Cursor: processCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
+	if len(o.Ports) > 0 && len(r.Ports) == 0 {
+		r.Ports = o.Ports
+	}
+	return r, nil
+}
+
+func infoWire(id string, in process.Info) processInfo {
+	w := processInfo{ID: id, Pid: in.Pid, Label: in.Label, Mode: string(in.Mode), State: string(in.State), Reason: string(in.Reason),
+		ExitCode: in.ExitCode, Signal: in.Signal, Ports: in.Ports, Log: in.Log, DescendantsKilled: in.DescendantsKilled,
+		DurationMs: in.Duration.Milliseconds()}
+	if in.Prompt != nil {
+		w.Prompt = &processPrompt{Text: in.Prompt.Text, Echo: in.Prompt.Echo}
+		w.PromptConfidence = in.Prompt.Confidence
+	}
+	return w
+}

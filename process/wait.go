@@ -1,0 +1,250 @@
+package process
+
+import (
+	"context"
+
+	"golang.org/x/sys/unix"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// Event names a reason a wait ends (SPEC §13).
+type Event string
+
+// The events and the other reasons a reply gives.
+const (
+	EvExit    Event = "exit"
+	EvInput   Event = "input"
+	EvIdle    Event = "idle"
+	EvPattern Event = "pattern"
+	EvPort    Event = "port"
+	EvTimeout Event = "timeout"
+	EvSignal  Event = "signal"
+)
+
+// Wait says when a call answers: on the first event of Until, or after
+// Timeout.
+type Wait struct {
+	Until   []Event
+	Pattern *regexp.Regexp
+	Idle    time.Duration
+	Timeout time.Duration
+	// From is the offset from which pattern matches count: lines rendered
+	// before it are not matched.
+	From int64
+}
+
+// DefaultWait is the wait a call gives when it names none.
+func DefaultWait() Wait {
+	return Wait{Until: []Event{EvExit, EvInput, EvIdle},
+		Idle:    limits.ProcessDefaultIdleMs * time.Millisecond,
+		Timeout: limits.ProcessDefaultTimeoutMs * time.Millisecond}
+}
+
+// Outcome is how a wait ended.
+type Outcome struct {
+	Reason  Event
+	Matched string // the line that matched the pattern
+	Ports   []int  // the listening ports, when Reason is EvPort
+}
+
+// patternScanBytes bounds how much already rendered text a pattern wait
+// scans before it watches new lines.
+const patternScanBytes = 1 * limits.MiB
+
+// inputConfirm is the pause after a probe first finds a blocked read before
+// a second probe confirms it with no output in between, so that a prompt
+// still in the pipe is read before the event is reported. On a pty the
+// output must also have been quiet for ptyQuiet: the kernel hands what the
+// program wrote to the master's side from a work queue, and until then no
+// ioctl shows it (a prompt could be reported before its text).
+// Before the program's first output, ptyFirstQuiet applies instead: a
+// program that blocks before printing anything is rare, and a loaded
+// machine delays that work queue most at a program's start.
+// answerGrace is how long after a Write with no output since a blocked
+// read is not yet taken for a new wait.
+var answerGrace = 100 * time.Millisecond
+
+var (
+	inputConfirm  = 3 * time.Millisecond
+	ptyQuiet      = 15 * time.Millisecond
+	ptyFirstQuiet = 100 * time.Millisecond
+)
+
+// Await waits for the first event of w. ctx ends the wait early with ctx's
+// error; the process keeps running either way.
+func (p *Process) Await(ctx context.Context, w Wait) (Outcome, error) {
+	has := func(e Event) bool { return slices.Contains(w.Until, e) }
+	matched := make(chan string, 1)
+	if has(EvPattern) && w.Pattern != nil {
+		stop := p.watchLines(w, matched)
+		defer stop()
+	}
+	deadline := time.NewTimer(w.Timeout)
+	defer deadline.Stop()
+	poll := limits.ProcessInputPoll
+	var pollTimer *time.Timer
+	for {
+		p.mu.Lock()
+		changed, lastOut := p.changed, p.lastOut
+		pending := p.rend.Pending()
+		p.mu.Unlock()
+		if has(EvExit) && p.Exited() {
+			return Outcome{Reason: EvExit}, nil
+		}
+		select {
+		case m := <-matched:
+			return Outcome{Reason: EvPattern, Matched: m}, nil
+		default:
+		}
+		if has(EvPattern) && w.Pattern != nil && pending != "" && w.Pattern.MatchString(pending) {
+			return Outcome{Reason: EvPattern, Matched: pending}, nil
+		}
+		if has(EvPort) && !p.Exited() {
+			if ports := listeningPorts(p.g.Pids()); len(ports) > 0 {
+				return Outcome{Reason: EvPort, Ports: ports}, nil
+			}
+		}
+		if has(EvInput) && !p.Exited() && p.confirmInput(lastOut) {
+			return Outcome{Reason: EvInput}, nil
+		}
+		quiet := time.Since(lastOut)
+		if has(EvIdle) && quiet >= w.Idle {
+			return Outcome{Reason: EvIdle}, nil
+		}
+		if w.Timeout == 0 {
+			return Outcome{Reason: EvTimeout}, nil
+		}
+		// Sleep until output, exit, a match, the idle point, or the next probe.
+		next := time.Duration(-1)
+		if has(EvIdle) {
+			next = w.Idle - quiet
+		}
+		if has(EvInput) || has(EvPort) {
+			if quiet < limits.ProcessInputFastFor {
+				poll = limits.ProcessInputPoll
+			} else {
+				poll = min(poll*3/2, limits.ProcessInputPollMax)
+			}
+			if next < 0 || poll < next {
+				next = poll
+			}
+		}
+		var tick <-chan time.Time
+		if next >= 0 {
+			if pollTimer == nil {
+				pollTimer = time.NewTimer(next)
+				defer pollTimer.Stop()
+			} else {
+				pollTimer.Reset(next)
+			}
+			tick = pollTimer.C
+		}
+		select {
+		case <-changed:
+			poll = limits.ProcessInputPoll
+		case <-p.done:
+		case m := <-matched:
+			return Outcome{Reason: EvPattern, Matched: m}, nil
+		case <-tick:
+		case <-deadline.C:
+			return Outcome{Reason: EvTimeout}, nil
+		case <-ctx.Done():
+			return Outcome{}, ctx.Err()
+		}
+	}
+}
+
+// confirmInput reports a blocked read seen by two probes with no output in
+// between.
+func (p *Process) confirmInput(lastOut time.Time) bool {
+	p.mu.Lock()
+	wrote := p.lastWrite
+	p.mu.Unlock()
+	if wrote.After(lastOut) && time.Since(wrote) < answerGrace {
+		// Input was sent and nothing came back yet: the reader may not have
+		// woken to take it, and still shows in read.
+		return false
+	}
+	if !probeInput(p.g.Pids(), p.tg).blocked {
+		return false
+	}
+	pause := inputConfirm
+	if p.master != nil {
+		quiet := ptyQuiet
+		p.mu.Lock()
+		if p.log.Produced() == 0 && p.rend.Pending() == "" && !p.rend.Screen() {
+			quiet = ptyFirstQuiet
+		}
+		p.mu.Unlock()
+		pause = max(pause, quiet-time.Since(lastOut))
+	}
+	time.Sleep(pause)
+	p.mu.Lock()
+	quiet := p.lastOut.Equal(lastOut)
+	p.mu.Unlock()
+	return quiet && p.unread() == 0 && probeInput(p.g.Pids(), p.tg).blocked
+}
+
+// unread returns the output bytes written by the tree but not read yet.
+func (p *Process) unread() int {
+	if p.master != nil {
+		n, err := unix.IoctlGetInt(p.tg.master, unix.TIOCINQ)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	return p.g.Unread()
+}
+
+// watchLines sends the first line rendered from w.From on that matches
+// w.Pattern (already rendered ones first) to matched, until stop is called.
+func (p *Process) watchLines(w Wait, matched chan<- string) (stop func()) {
+	found := func(line string) {
+		if w.Pattern.MatchString(line) {
+			select {
+			case matched <- line:
+			default:
+			}
+		}
+	}
+	p.mu.Lock()
+	to := p.log.Produced() - int64(len(p.partial))
+	from := max(w.From, to-patternScanBytes)
+	if old, start, err := p.log.ReadRange(from, to); err == nil {
+		lines := splitLines(old)
+		if start > w.From && len(lines) > 0 {
+			lines = lines[1:] // may be the end of a line
+		}
+		for _, l := range lines {
+			found(l)
+		}
+	}
+	p.lineSeq++
+	id := p.lineSeq
+	p.lines[id] = found
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.lines, id)
+		p.mu.Unlock()
+	}
+}
+
+// splitLines splits complete lines (each ending in "\n") of b.
+func splitLines(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := indexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, string(b[:i]))
+		b = b[i+1:]
+	}
+	return out
+}
