@@ -64,6 +64,56 @@ export interface StreamInfo {
   chunks: number;
 }
 
+export interface processListResult {
+  processes: {
+    id: string;
+    pid: number;
+    label?: string;
+    mode: string;
+    state: string;
+    reason: string;
+    exitCode: null | number;
+    signal?: string;
+    prompt?: null | {
+      text: string;
+      echo: boolean;
+    };
+    promptConfidence?: string;
+    ports?: number[];
+    log: string;
+    descendantsKilled?: number;
+    durationMs: number;
+  }[];
+}
+
+export interface processReply {
+  id: string;
+  pid: number;
+  label?: string;
+  mode: string;
+  state: string;
+  reason: string;
+  exitCode: null | number;
+  signal?: string;
+  prompt?: null | {
+    text: string;
+    echo: boolean;
+  };
+  promptConfidence?: string;
+  ports?: number[];
+  log: string;
+  descendantsKilled?: number;
+  durationMs: number;
+  matched?: string;
+  output: string;
+  cursor: {
+    from: number;
+    to: number;
+  };
+  truncated: boolean;
+  omittedBytes: number;
+}
+
 /** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
 export interface BashParams {
   /** the command, run with bash -c (minLength 1) */
@@ -169,6 +219,213 @@ export interface GrepParams {
 /** Result of tools/grep. the variant follows params.outputMode */
 export type GrepResult = GrepContentResult | GrepFilesResult | GrepCountResult;
 
+/** Params of tools/process/list: Lists the session's processes: every live one (at most 32) and the exited ones kept (the last 100), with state, reason, prompt, ports and log, without output. */
+export interface ProcessListParams {
+}
+
+/** Result of tools/process/list. */
+export interface ProcessListResult {
+  processes: {
+    id: string;
+    pid: number;
+    label?: string;
+    mode: string;
+    state: string;
+    reason: string;
+    exitCode: null | number;
+    signal?: string;
+    prompt?: null | {
+      text: string;
+      echo: boolean;
+    };
+    promptConfidence?: string;
+    ports?: number[];
+    log: string;
+    descendantsKilled?: number;
+    durationMs: number;
+  }[];
+}
+
+/** Params of tools/process/read: Reads a process's output (since: a cursor, default where its last reply ended; tailLines: only the last N lines) and waits as wait says. Reads never consume: any cursor can be read again. wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
+export interface ProcessReadParams {
+  id: string;
+  /** (minimum 0) */
+  since?: number;
+  /** (minimum 1) */
+  tailLines?: number;
+  wait?: {
+    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: string;
+    idleMs?: number;
+    timeoutMs?: number;
+  };
+}
+
+/** Result of tools/process/read. */
+export interface ProcessReadResult {
+  id: string;
+  pid: number;
+  label?: string;
+  mode: string;
+  state: string;
+  reason: string;
+  exitCode: null | number;
+  signal?: string;
+  prompt?: null | {
+    text: string;
+    echo: boolean;
+  };
+  promptConfidence?: string;
+  ports?: number[];
+  log: string;
+  descendantsKilled?: number;
+  durationMs: number;
+  matched?: string;
+  output: string;
+  cursor: {
+    from: number;
+    to: number;
+  };
+  truncated: boolean;
+  omittedBytes: number;
+}
+
+/** Params of tools/process/signal: Sends signal (INT TERM HUP QUIT KILL TSTP CONT) to a process's group. After TERM or HUP the whole tree is killed if it has not exited within graceMs (0..60000, default 2000); KILL kills the whole tree at once. Answers with reason signal once delivered (once the tree is dead for KILL or an escalation), or, given wait, on its first event. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
+export interface ProcessSignalParams {
+  id: string;
+  signal: "INT" | "TERM" | "HUP" | "QUIT" | "KILL" | "TSTP" | "CONT";
+  /** (minimum 0, maximum 60000, default 2000) */
+  graceMs?: number;
+  wait?: {
+    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: string;
+    idleMs?: number;
+    timeoutMs?: number;
+  };
+}
+
+/** Result of tools/process/signal. */
+export interface ProcessSignalResult {
+  id: string;
+  pid: number;
+  label?: string;
+  mode: string;
+  state: string;
+  reason: string;
+  exitCode: null | number;
+  signal?: string;
+  prompt?: null | {
+    text: string;
+    echo: boolean;
+  };
+  promptConfidence?: string;
+  ports?: number[];
+  log: string;
+  descendantsKilled?: number;
+  durationMs: number;
+  matched?: string;
+  output: string;
+  cursor: {
+    from: number;
+    to: number;
+  };
+  truncated: boolean;
+  omittedBytes: number;
+}
+
+/** Params of tools/process/start: Starts command with bash -c in cwd (inside the workspace) as a process that outlives this call, and answers on the first wait event. Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: dev servers, watchers, REPLs, installers that ask [Y/n], logins that ask for a password (tools/bash gives such a command /dev/null as stdin and kills it at its timeout). mode pipe (default) merges stdout and stderr and gives the command a stdin pipe; mode pty runs it on a terminal of cols×rows (cols 20..500, default 120; rows 5..200, default 40; TERM=xterm-256color), which prompts like sudo, ssh and git need. At most 32 live processes per session; 100 exited ones are kept. Every process is killed when the session ends. wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
+export interface ProcessStartParams {
+  /** (minLength 1) */
+  command: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  /** (default "pipe") */
+  mode?: "pipe" | "pty";
+  /** (minimum 20, maximum 500, default 120) */
+  cols?: number;
+  /** (minimum 5, maximum 200, default 40) */
+  rows?: number;
+  label?: string;
+  wait?: {
+    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: string;
+    idleMs?: number;
+    timeoutMs?: number;
+  };
+}
+
+/** Result of tools/process/start. */
+export interface ProcessStartResult {
+  id: string;
+  pid: number;
+  label?: string;
+  mode: string;
+  state: string;
+  reason: string;
+  exitCode: null | number;
+  signal?: string;
+  prompt?: null | {
+    text: string;
+    echo: boolean;
+  };
+  promptConfidence?: string;
+  ports?: number[];
+  log: string;
+  descendantsKilled?: number;
+  durationMs: number;
+  matched?: string;
+  output: string;
+  cursor: {
+    from: number;
+    to: number;
+  };
+  truncated: boolean;
+  omittedBytes: number;
+}
+
+/** Params of tools/process/write: Writes data (at most 256KB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\) to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data "yes\n". wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
+export interface ProcessWriteParams {
+  id: string;
+  data?: string;
+  keys?: string[];
+  eof?: boolean;
+  wait?: {
+    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: string;
+    idleMs?: number;
+    timeoutMs?: number;
+  };
+}
+
+/** Result of tools/process/write. */
+export interface ProcessWriteResult {
+  id: string;
+  pid: number;
+  label?: string;
+  mode: string;
+  state: string;
+  reason: string;
+  exitCode: null | number;
+  signal?: string;
+  prompt?: null | {
+    text: string;
+    echo: boolean;
+  };
+  promptConfidence?: string;
+  ports?: number[];
+  log: string;
+  descendantsKilled?: number;
+  durationMs: number;
+  matched?: string;
+  output: string;
+  cursor: {
+    from: number;
+    to: number;
+  };
+  truncated: boolean;
+  omittedBytes: number;
+}
+
 /** Params of tools/read: Reads a text file of any size as numbered lines ("N:text") under a "[path#TAG]" header; TAG names this version of the file for tools/edit. Returns at most 2000 lines by default (max 4000), starting at offset (the first line shown, counting from one), and stops early before the content passes 128 KB; lines longer than 16384 characters are clipped and listed in clippedLines. totalLines and fileBytes are always reported and notice names the next offset, so page with offset/limit instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than 30% non-printable bytes in the first 4096 bytes) are refused with TOOL_BINARY_CONTENT. */
 export interface ReadParams {
   /** file path, relative to the first workspace root or absolute */
@@ -214,7 +471,7 @@ export interface WriteResult {
 }
 
 /** The tools the server lists, in name order. */
-export const TOOL_NAMES = ["tools/bash","tools/edit","tools/glob","tools/grep","tools/read","tools/write"] as const;
+export const TOOL_NAMES = ["tools/bash","tools/edit","tools/glob","tools/grep","tools/process/list","tools/process/read","tools/process/signal","tools/process/start","tools/process/write","tools/read","tools/write"] as const;
 
 /** A tool the server lists. */
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -225,6 +482,11 @@ export interface ToolTypes {
   "tools/edit": { params: EditParams; result: EditResult };
   "tools/glob": { params: GlobParams; result: GlobResult };
   "tools/grep": { params: GrepParams; result: GrepResult };
+  "tools/process/list": { params: ProcessListParams; result: ProcessListResult };
+  "tools/process/read": { params: ProcessReadParams; result: ProcessReadResult };
+  "tools/process/signal": { params: ProcessSignalParams; result: ProcessSignalResult };
+  "tools/process/start": { params: ProcessStartParams; result: ProcessStartResult };
+  "tools/process/write": { params: ProcessWriteParams; result: ProcessWriteResult };
   "tools/read": { params: ReadParams; result: ReadResult };
   "tools/write": { params: WriteParams; result: WriteResult };
 }
