@@ -65,14 +65,20 @@ func TestRemote_PtyManglesFrames(t *testing.T) {
 // rawSession is a wrapper process driven with raw bytes, stdout and stderr
 // read together.
 type rawSession struct {
-	cmd *exec.Cmd
-	in  interface{ Write([]byte) (int, error) }
-	out *lockedBuffer
+	cmd    *exec.Cmd
+	in     interface{ Write([]byte) (int, error) }
+	out    *lockedBuffer
+	mapPID func(int) int // the reported pid to this machine's (a container's namespace); nil: the same
 }
 
 func runRaw(t *testing.T, wrapperPath string) *rawSession {
-	r := &rawSession{cmd: exec.Command(wrapperPath), out: &lockedBuffer{}}
-	r.cmd.Dir = t.TempDir()
+	return runRawIn(t, wrapperPath, t.TempDir(), nil)
+}
+
+// runRawIn is runRaw in dir, with reported pids mapped by mapPID.
+func runRawIn(t *testing.T, wrapperPath, dir string, mapPID func(int) int) *rawSession {
+	r := &rawSession{cmd: exec.Command(wrapperPath), out: &lockedBuffer{}, mapPID: mapPID}
+	r.cmd.Dir = dir
 	r.cmd.Env = append(os.Environ(), reportPIDEnv+"=1")
 	in, err := r.cmd.StdinPipe()
 	require.NoError(t, err)
@@ -109,6 +115,9 @@ func (r *rawSession) remotePIDNow() int {
 		return 0
 	}
 	p, _ := strconv.Atoi(m[1])
+	if r.mapPID != nil {
+		p = r.mapPID(p)
+	}
 	return p
 }
 
