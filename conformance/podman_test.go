@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -137,7 +136,9 @@ func startContainer(t testing.TB, image, ws string, extra ...string) *container 
 		"-v", server + ":" + containerBin + ":ro", "-v", ws + ":" + ws}
 	args = append(append(args, extra...), image, "sleep", "infinity")
 	podman(t, args...)
-	t.Cleanup(func() { _ = exec.Command("podman", append(append([]string{}, podmanGlobal...), "rm", "-f", "-t", "0", c.Name)...).Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("podman", append(append([]string{}, podmanGlobal...), "rm", "-f", "-t", "0", c.Name)...).Run()
+	})
 	c.PIDNS = c.pidns(t)
 	return c
 }
@@ -257,5 +258,3 @@ func containerHostPID(t testing.TB, ns string, pid int) int {
 	return hp
 }
 
-// containerWait bounds waits for podman itself (start, stop) in tests.
-var containerWait = 2 * time.Minute
