@@ -1,8 +1,13 @@
 package conformance
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,6 +15,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/toolrpc/toolrpc/client"
 )
 
 // podmanExceptions are the tests the re-run through `podman exec -i` leaves
@@ -21,6 +30,12 @@ import (
 //     In a container the server's user is the exec's --user.
 //   - TestEnding_HostStopsReading watches the local process (the podman
 //     client) exit while its stdout is unread; that tests podman.
+//   - TestMCP_CancelKillsWholeTree counts progress notifications that
+//     arrive after the client sent notifications/cancelled; through podman
+//     exec (conmon relays the streams) chunks the server wrote before it
+//     read the cancel are still in flight then. The server's side — no
+//     chunk after it handled the cancel, the tree killed — is what
+//     TestCriterion13_AbortKillsTree checks through podman.
 //   - TestHostDeath_ProcessIDDiesPipesOpen needs a host that is an ancestor
 //     of the server; no process outside the container is one.
 var podmanExceptions = []string{
@@ -29,6 +44,7 @@ var podmanExceptions = []string{
 	"TestHostile_UnreadableFiles$",
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
+	"TestMCP_CancelKillsWholeTree$",
 }
 
 // TestContainer_SuiteOverPodman re-runs this test binary — the whole suite —
@@ -150,4 +166,224 @@ func TestContainer_ProcessIDIgnored(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestContainer_ExecTtyManglesFrames shows why hosts must not pass -t to
+// `podman exec` (nor docker's or kubectl's): as under `ssh -tt`
+// (TestRemote_PtyManglesFrames) the terminal echoes the request, turns the
+// header's \r\n into \n, holds the body until a newline, joins stderr to
+// stdout and writes \r\r\n for \r\n. Worse than over ssh, host death is
+// lost: the pty belongs to conmon, which outlives the client, so neither
+// stdin EOF nor the client's SIGKILL reaches the server — it runs until
+// the container stops.
+func TestContainer_ExecTtyManglesFrames(t *testing.T) {
+	c := startContainer(t, bookwormImage, "")
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"rootUri": "file://" + c.WS, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"dataDir": containerDir(t, c)}}})
+	require.NoError(t, err)
+	frame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	mapPID := func(p int) int { return hostPID(c.PIDNS, p) }
+
+	plain := runRawIn(t, c.writeWrapper(t, podmanWrapper{name: "plain"}), c.WS, mapPID)
+	plain.write(t, frame)
+	plain.waitFor(t, `"scratchDir"`)
+
+	tty := runRawIn(t, c.writeWrapper(t, podmanWrapper{name: "tty", exec: []string{"-t"}}), c.WS, mapPID)
+	tty.write(t, frame)
+	tty.waitFor(t, `"method":"initialize"`) // the echo
+	tty.write(t, "\n")
+	tty.waitFor(t, `"code":-32700`)
+	out := tty.out.String()
+	require.NotContains(t, out, `"scratchDir"`)
+	require.Contains(t, out, remotePIDLine, "with a pty, the wrapper's stderr line arrives on stdout")
+	require.Contains(t, out, "\r\r\n", "ONLCR turns each \\r\\n the server writes into \\r\\r\\n")
+
+	pid := tty.remotePID(t)
+	require.True(t, alive(pid))
+	require.NoError(t, tty.in.(io.Closer).Close())
+	require.NoError(t, tty.cmd.Process.Kill())
+	_ = tty.cmd.Wait()
+	// Give a server that would notice every chance: a podman round trip
+	// later it still runs (a plain exec's server is gone by then, see
+	// TestContainer_HostDeath).
+	c.exec(t, "true")
+	require.True(t, alive(pid), "the server noticed the host's death through the pty")
+	t.Logf("podman exec -t: the server (pid %d here) outlives stdin EOF and the client's SIGKILL; it ends with the container", pid)
+}
+
+// TestContainer_ReadOnlyRoot runs the server in a container whose root
+// filesystem is read-only, with a tmpfs for --data-dir: spills land there
+// and read back. Without --data-dir the default state dir
+// (~/.local/state/toolrpc) cannot be created: calls still answer, a cut
+// says so without a spill path, and the server logs why.
+func TestContainer_ReadOnlyRoot(t *testing.T) {
+	c := startContainer(t, bookwormImage, "", "--read-only", "--tmpfs", "/data:rw,mode=0700")
+	opts := inContainer(t, c, podmanWrapper{})
+	noDataDir := withInitParams(func(p map[string]any) { delete(p["initializationOptions"].(map[string]any), "dataDir") })
+
+	s := start(t, append(opts, withArgs("--data-dir", "/data"), noDataDir)...)
+	require.True(t, strings.HasPrefix(s.ScratchDir, "/data/scratch/"), s.ScratchDir)
+	r := decode[bashRes](t, s.call(t, "tools/bash", map[string]any{"command": "seq 100000"}))
+	require.True(t, r.Truncated)
+	require.NotNil(t, r.StdoutInfo.Spill)
+	spill := *r.StdoutInfo.Spill
+	require.True(t, strings.HasPrefix(spill, s.ScratchDir+"/"), spill)
+	require.Contains(t, r.Stdout, "Full output saved to "+spill)
+	read := decode[struct {
+		Content string `json:"content"`
+	}](t, s.call(t, "tools/read", map[string]any{"path": spill, "offset": 4001, "limit": 1}))
+	require.Contains(t, read.Content, "4001")
+	w := s.call(t, "tools/write", map[string]any{"path": "out.txt", "content": "written\n"})
+	require.NotNil(t, w)
+	b, err := os.ReadFile(filepath.Join(s.Root, "out.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "written\n", string(b), "the mounted workspace stays writable")
+
+	d := start(t, append(opts, noDataDir)...)
+	r = decode[bashRes](t, d.call(t, "tools/bash", map[string]any{"command": "seq 100000"}))
+	require.True(t, r.Truncated)
+	require.Nil(t, r.StdoutInfo.Spill)
+	require.Contains(t, r.Stdout, "[truncated: kept the first 4000 of 100000 lines")
+	require.NotContains(t, r.Stdout, "Full output saved")
+	eventually(t, "the server logs why nothing was spilled", func() (bool, string) {
+		return strings.Contains(d.stderr.String(), "read-only file system"), d.stderr.String()
+	})
+	r = decode[bashRes](t, d.call(t, "tools/bash", map[string]any{"command": "echo still serving"}))
+	require.Equal(t, "still serving\n", r.Stdout)
+}
+
+// TestContainer_NoBash runs the server in the busybox image — /bin/sh is
+// busybox ash, there is no bash and no libc (the static build needs none).
+// tools/bash falls back to `sh -c` (SPEC §6), cuts and cancels as with
+// bash: a cancelled tree with a setsid grandchild leaves nothing behind.
+func TestContainer_NoBash(t *testing.T) {
+	c := startContainer(t, busyboxImage, "")
+	require.Contains(t, podmanOut(t, "exec", c.Name, "sh", "-c", "command -v bash || echo none"), "none")
+	opts := inContainer(t, c, podmanWrapper{})
+	s := start(t, opts...)
+	r := decode[bashRes](t, s.call(t, "tools/bash", map[string]any{"command": `echo "${BASH_VERSION:-no bash}"; readlink /proc/$$/exe`}))
+	require.Equal(t, "no bash\n/bin/busybox\n", r.Stdout)
+	r = decode[bashRes](t, s.call(t, "tools/bash", map[string]any{"command": "seq 100000"}))
+	require.Contains(t, r.Stdout, "[truncated: kept the first 4000 of 100000 lines")
+	require.NotNil(t, r.StdoutInfo.Spill)
+
+	rc := startRemoteCall(t, bin, quietHostDeathCommand, opts...)
+	rc.s.notify(t, "$/cancelRequest", map[string]any{"id": rc.id})
+	f := rc.s.waitTimeout(rc.id, replyWait)
+	require.NotNil(t, f)
+	require.NotNil(t, f.Error)
+	require.Equal(t, "CANCELLED", f.Error.Kind)
+	require.Empty(t, marked(rc.mark), "a process of the cancelled call is alive when the reply arrives")
+}
+
+// podmanOut runs podman and returns its output, whatever its status.
+func podmanOut(t testing.TB, args ...string) string {
+	out, _ := exec.Command("podman", append(append([]string{}, podmanGlobal...), args...)...).CombinedOutput()
+	return string(out)
+}
+
+// TestContainer_GoClient drives a server in the container with package
+// client, sending this process's pid as processId as every LSP host does:
+// read, bash, then Close. Before the ancestor rule the server exited at
+// once (no such pid in its namespace) and the first call failed.
+func TestContainer_GoClient(t *testing.T) {
+	c := startContainer(t, bookwormImage, "")
+	root := containerDir(t, c)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the host\n"), 0o644))
+	cmd := exec.Command(c.writeWrapper(t, podmanWrapper{}))
+	cmd.Dir = root
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	conn, err := client.Start(cmd, client.Options{})
+	require.NoError(t, err)
+	t.Cleanup(conn.Kill)
+	ctx := context.Background()
+	_, err = conn.Initialize(ctx, &protocol.InitializeParams{
+		ProcessID:             int32(os.Getpid()),
+		RootURI:               protocol.DocumentURI(uri.File(root)),
+		InitializationOptions: map[string]any{"dataDir": containerDir(t, c)},
+	})
+	require.NoError(t, err)
+	var read struct {
+		Content string `json:"content"`
+	}
+	require.NoError(t, conn.Call(ctx, "tools/read", map[string]any{"path": "hello.txt"}, &read))
+	require.Contains(t, read.Content, "hello from the host")
+	var bash bashRes
+	require.NoError(t, conn.Call(ctx, "tools/bash", map[string]any{"command": "cat /proc/1/cmdline | tr '\\0' ' '"}, &bash))
+	require.Equal(t, "sleep infinity ", bash.Stdout, "the command runs in the container")
+	require.NoError(t, conn.Close())
+	require.Contains(t, stderr.String(), notAncestorLine(os.Getpid()))
+}
+
+// TestContainer_TypeScriptClient runs the TypeScript client's Electron-style
+// example (examples/electron-main.js: ToolRPC.spawn, which sends
+// process.pid as processId, grep, bash with forwarded chunks, cancel,
+// close) against a server in the container — the issue's failing case:
+// the server exited at once, "host process N is gone".
+func TestContainer_TypeScriptClient(t *testing.T) {
+	npmCI(t, tsClientDir)
+	build := exec.Command("npm", "run", "build")
+	build.Dir = tsClientDir
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "npm run build:\n%s", out)
+	c := startContainer(t, bookwormImage, "")
+	ws := containerDir(t, c)
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "src", "app.js"), []byte("const a = 1;\n// TODO: ship it\n"), 0o644))
+	run := exec.Command("node", filepath.Join("examples", "electron-main.js"), ws)
+	run.Dir = tsClientDir
+	run.Env = append(os.Environ(), "TOOLRPC_BIN="+c.writeWrapper(t, podmanWrapper{}))
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	out, err = run.Output()
+	require.NoError(t, err, "electron-main.js:\n%s%s", out, stderr.String())
+	var got struct {
+		GrepCount int    `json:"grepCount"`
+		OK        string `json:"ok"`
+		Cancelled struct {
+			Kind   string `json:"kind"`
+			Stdout string `json:"stdout"`
+		} `json:"cancelled"`
+		Closed struct {
+			Code int `json:"code"`
+		} `json:"closed"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
+	require.Equal(t, 1, got.GrepCount)
+	require.Equal(t, "one\n", got.OK)
+	require.Equal(t, "CANCELLED", got.Cancelled.Kind)
+	require.Equal(t, "waiting\n", got.Cancelled.Stdout)
+	require.Equal(t, 0, got.Closed.Code, "the server exited 0 after shutdown")
+}
+
+// TestContainer_HostServerSparesContainerCalls: a server started on this
+// machine sweeps, at start-up, the commands of servers that died (their
+// cookie names a pid that no longer runs). A call in a container names its
+// server by a pid of the container's namespace, which here names nothing or
+// a stranger: before the fix the host's server killed it.
+func TestContainer_HostServerSparesContainerCalls(t *testing.T) {
+	here := bin
+	c := startContainer(t, bookwormImage, "")
+	rc := startRemoteCall(t, c.writeWrapper(t, podmanWrapper{}), quietHostDeathCommand, inContainerOpts(t, c)...)
+	useBin(t, here) // the next servers run on this machine
+	for i := 0; i < 3; i++ {
+		local := start(t)
+		// The start-up sweep runs beside the first calls; a call that
+		// outlasts it gives it time to finish (not a speed check).
+		local.call(t, "tools/bash", map[string]any{"command": "sleep 0.3"})
+	}
+	require.GreaterOrEqual(t, len(marked(rc.mark)), 3, "a server on the host killed the container's call: %v", marked(rc.mark))
+	rc.s.notify(t, "$/cancelRequest", map[string]any{"id": rc.id})
+	f := rc.s.waitTimeout(rc.id, replyWait)
+	require.NotNil(t, f)
+	require.Equal(t, "CANCELLED", f.Error.Kind, "the call was still running, and is cancelled by its own server")
+}
+
+// inContainerOpts are inContainer's options without its wrapper (the
+// caller passes its own).
+func inContainerOpts(t *testing.T, c *container) []option {
+	t.Setenv(pidnsEnv, c.PIDNS)
+	return []option{withRoot(containerDir(t, c)), withDataDir(containerDir(t, c))}
 }

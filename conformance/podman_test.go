@@ -168,8 +168,8 @@ type podmanWrapper struct {
 
 // writeWrapper writes a script that runs the server in the container the
 // way a host would (`podman exec -i -w DIR ctr toolrpc ARGS`) and returns
-// its path. The server starts in the wrapper's working directory (mounted
-// at the same path), gets the caller's TOOLRPC_* variables and those
+// its path. The server starts in the wrapper's working directory when that
+// is in the mounted workspace, gets the caller's TOOLRPC_* variables and those
 // forwardEnv names as -e flags (podman exec passes no environment), and,
 // when reportPIDEnv is 1, reports its pid in the container on stderr before
 // exec (pidnsEnv maps it to this machine's).
@@ -185,7 +185,11 @@ func (c *container) writeWrapper(t testing.TB, w podmanWrapper) string {
 	script := `#!/bin/bash
 # toolrpc in a podman container (written by the conformance suite's podman_test.go).
 set -e
-flags=(-w "$PWD")
+flags=()
+# The server starts in the host's working directory when the container has it
+# (the mounted workspace); else in the container's own (a host that passes
+# its roots, like an MCP host with --root).
+case $PWD/ in ` + shellQuote(c.WS) + `/*) flags+=(-w "$PWD") ;; esac
 fwd=" ${TOOLRPC_CONFORMANCE_ENV-} "
 while IFS= read -r -d '' kv; do
   case $kv in
@@ -257,4 +261,3 @@ func containerHostPID(t testing.TB, ns string, pid int) int {
 	})
 	return hp
 }
-
