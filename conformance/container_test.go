@@ -190,14 +190,7 @@ func TestContainer_ExecTtyManglesFrames(t *testing.T) {
 	plain.waitFor(t, `"scratchDir"`)
 
 	tty := runRawIn(t, c.writeWrapper(t, podmanWrapper{name: "tty", exec: []string{"-t"}}), c.WS, mapPID)
-	tty.write(t, frame)
-	tty.waitFor(t, `"method":"initialize"`) // the echo
-	tty.write(t, "\n")
-	tty.waitFor(t, `"code":-32700`)
-	out := tty.out.String()
-	require.NotContains(t, out, `"scratchDir"`)
-	require.Contains(t, out, remotePIDLine, "with a pty, the wrapper's stderr line arrives on stdout")
-	require.Contains(t, out, "\r\r\n", "ONLCR turns each \\r\\n the server writes into \\r\\r\\n")
+	requirePtyMangles(t, tty, frame)
 
 	pid := tty.remotePID(t)
 	require.True(t, alive(pid))

@@ -39,6 +39,22 @@ func TestRemote_PtyManglesFrames(t *testing.T) {
 	plain.waitFor(t, `"scratchDir"`)
 
 	tty := runRaw(t, d.writeWrapper(t, server, wrapper{name: "tty", ssh: []string{"-tt"}}))
+	requirePtyMangles(t, tty, frame)
+
+	// Host death over a pty: SIGHUP.
+	pid := tty.remotePID(t)
+	require.True(t, alive(pid))
+	killed := time.Now()
+	require.NoError(t, tty.cmd.Process.Kill())
+	eventually(t, "the remote server exits when its terminal hangs up", func() (bool, string) {
+		return !alive(pid), fmt.Sprintf("pid %d alive", pid)
+	})
+	t.Logf("pty: remote server gone %v after the ssh client's SIGKILL (SIGHUP)", time.Since(killed).Round(time.Millisecond))
+}
+
+// requirePtyMangles sends an initialize frame to a server whose stdin and
+// stdout are a terminal and checks what the line discipline does to it.
+func requirePtyMangles(t *testing.T, tty *rawSession, frame string) {
 	tty.write(t, frame)
 	// The terminal echoes the request: the host reads its own frame back.
 	tty.waitFor(t, `"method":"initialize"`)
@@ -50,16 +66,6 @@ func TestRemote_PtyManglesFrames(t *testing.T) {
 	require.NotContains(t, out, `"scratchDir"`)
 	require.Contains(t, out, remotePIDLine, "with a pty, the wrapper's stderr line arrives on stdout")
 	require.Contains(t, out, "\r\r\n", "ONLCR turns each \\r\\n the server writes into \\r\\r\\n")
-
-	// Host death over a pty: SIGHUP.
-	pid := tty.remotePID(t)
-	require.True(t, alive(pid))
-	killed := time.Now()
-	require.NoError(t, tty.cmd.Process.Kill())
-	eventually(t, "the remote server exits when its terminal hangs up", func() (bool, string) {
-		return !alive(pid), fmt.Sprintf("pid %d alive", pid)
-	})
-	t.Logf("pty: remote server gone %v after the ssh client's SIGKILL (SIGHUP)", time.Since(killed).Round(time.Millisecond))
 }
 
 // rawSession is a wrapper process driven with raw bytes, stdout and stderr
