@@ -65,6 +65,7 @@ func needPodman(t testing.TB) {
 		require.NoError(t, err, "%s is missing: apt-get install podman runc debootstrap busybox-static (.ci/run does)", tool)
 	}
 	imagesBuilt.once.Do(func() {
+		removeStaleContainers()
 		out, err := exec.Command(filepath.Join("..", ".ci", "container-images")).CombinedOutput()
 		if err != nil {
 			imagesBuilt.err = fmt.Errorf(".ci/container-images: %v\n%s", err, out)
@@ -72,6 +73,27 @@ func needPodman(t testing.TB) {
 	})
 	require.NoError(t, imagesBuilt.err)
 }
+
+// removeStaleContainers removes the containers of test processes that are
+// gone (killed by -timeout, say, before their cleanup ran); each container's
+// name carries the pid of the test process that started it.
+func removeStaleContainers() {
+	out, _ := exec.Command("podman", append(append([]string{}, podmanGlobal...), "ps", "-a", "--format", "{{.Names}}")...).Output()
+	for _, name := range strings.Fields(string(out)) {
+		rest, ok := strings.CutPrefix(name, containerPrefix)
+		if !ok {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err == nil && !alive(pid) {
+			_ = exec.Command("podman", append(append([]string{}, podmanGlobal...), "rm", "-f", "-t", "0", name)...).Run()
+		}
+	}
+}
+
+// containerPrefix starts the name of every container a test starts:
+// toolrpc-conformance-<test pid>-<n>.
+const containerPrefix = "toolrpc-conformance-"
 
 var staticBuild struct {
 	once sync.Once
@@ -129,7 +151,7 @@ func startContainer(t testing.TB, image, ws string, extra ...string) *container 
 	if ws == "" {
 		ws = containerTempDir(t)
 	}
-	c := &container{Name: fmt.Sprintf("toolrpc-conformance-%d-%d", os.Getpid(), containerSeq.Add(1)), WS: ws, dir: containerTempDir(t)}
+	c := &container{Name: fmt.Sprintf("%s%d-%d", containerPrefix, os.Getpid(), containerSeq.Add(1)), WS: ws, dir: containerTempDir(t)}
 	args := []string{"run", "-d", "--name", c.Name,
 		// podman's default rlimits exceed what this sandbox allows.
 		"--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4000:4000",
