@@ -1,11 +1,13 @@
 package conformance
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,23 +32,23 @@ func TestEnding_HostStopsReading(t *testing.T) {
 	endings := []struct {
 		name     string
 		wantCode int
-		end      func(t *testing.T, server *exec.Cmd, stdin io.Closer, host *exec.Cmd)
+		end      func(t *testing.T, server *exec.Cmd, stdin io.Closer, host int)
 	}{
-		{"processId dies", 1, func(t *testing.T, _ *exec.Cmd, _ io.Closer, host *exec.Cmd) {
-			require.NoError(t, host.Process.Kill())
+		// The host is a shell between the test and the server (hostLauncher):
+		// only an ancestor's processId is honoured.
+		{"processId dies", 1, func(t *testing.T, _ *exec.Cmd, _ io.Closer, host int) {
+			require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
 		}},
-		{"stdin EOF", 0, func(t *testing.T, _ *exec.Cmd, stdin io.Closer, _ *exec.Cmd) {
+		{"stdin EOF", 0, func(t *testing.T, _ *exec.Cmd, stdin io.Closer, _ int) {
 			require.NoError(t, stdin.Close())
 		}},
-		{"SIGTERM", 1, func(t *testing.T, server *exec.Cmd, _ io.Closer, _ *exec.Cmd) {
+		{"SIGTERM", 1, func(t *testing.T, server *exec.Cmd, _ io.Closer, _ int) {
 			require.NoError(t, server.Process.Signal(syscall.SIGTERM))
 		}},
 	}
 	for _, tc := range endings {
 		t.Run(tc.name, func(t *testing.T) {
-			host := exec.Command("sleep", "1000")
-			require.NoError(t, host.Start())
-			t.Cleanup(func() { _ = host.Process.Kill(); _ = host.Wait() })
+			viaHost := tc.name == "processId dies"
 			mark := loadMark(t)
 			kv := strings.SplitN(mark, "=", 2)
 
@@ -56,6 +58,10 @@ func TestEnding_HostStopsReading(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { outR.Close(); errR.Close() })
 			server := exec.Command(bin)
+			if viaHost {
+				server = exec.Command(os.Args[0], bin)
+				server.Env = append(os.Environ(), launcherEnv+"=1")
+			}
 			server.Dir = t.TempDir()
 			server.Stdout, server.Stderr = outW, errW
 			stdin, err := server.StdinPipe()
@@ -75,6 +81,13 @@ func TestEnding_HostStopsReading(t *testing.T) {
 				}
 			})
 
+			host := 0
+			if viaHost { // hostLauncher's first line; nothing else is read
+				line, err := bufio.NewReader(io.LimitReader(errR, 64)).ReadString('\n')
+				require.NoError(t, err)
+				host, err = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, hostPIDLine)))
+				require.NoError(t, err, line)
+			}
 			write := func(msg map[string]any) {
 				b, err := json.Marshal(msg)
 				require.NoError(t, err)
@@ -82,7 +95,7 @@ func TestEnding_HostStopsReading(t *testing.T) {
 				require.NoError(t, err)
 			}
 			write(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-				"processId": host.Process.Pid, "rootUri": "file://" + server.Dir, "capabilities": map[string]any{},
+				"processId": host, "rootUri": "file://" + server.Dir, "capabilities": map[string]any{},
 				"initializationOptions": map[string]any{"dataDir": t.TempDir(), "sessionId": "ending"},
 			}})
 			write(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/bash", "params": map[string]any{

@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == serverName {
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv(launcherEnv) == "1" {
+		os.Exit(hostLauncher(os.Args[1:]))
+	}
 	flag.Parse()
 	bin = *binFlag
 	if bin == "" {
@@ -111,6 +114,7 @@ type options struct {
 	args                     []string
 	noInit                   bool
 	initParams               func(map[string]any)
+	hostAncestor             bool
 }
 
 type option func(*options)
@@ -123,6 +127,11 @@ func withEnv(kv ...string) option                  { return func(o *options) { o
 func withArgs(a ...string) option                  { return func(o *options) { o.args = append(o.args, a...) } }
 func withoutInitialize() option                    { return func(o *options) { o.noInit = true } }
 func withInitParams(f func(map[string]any)) option { return func(o *options) { o.initParams = f } }
+
+// withHostAncestor starts the server through hostLauncher and sends the
+// pid of the shell between them as processId: a host that is an ancestor
+// of the server, and that the test can kill while the pipes stay open.
+func withHostAncestor() option { return func(o *options) { o.hostAncestor = true } }
 
 // server is a running server under test.
 type server struct {
@@ -192,8 +201,14 @@ func start(t testing.TB, opts ...option) *server {
 		exited:   make(chan struct{}),
 	}
 	s.cmd = exec.Command(bin, o.args...)
+	if o.hostAncestor {
+		s.cmd = exec.Command(os.Args[0], append([]string{bin}, o.args...)...)
+	}
 	s.cmd.Dir = o.root
 	s.cmd.Env = append(append(os.Environ(), o.env...), transportEnvFor(o.env)...)
+	if o.hostAncestor {
+		s.cmd.Env = append(s.cmd.Env, launcherEnv+"=1")
+	}
 	s.cmd.Stderr = s.stderr
 	var err error
 	s.stdin, err = s.cmd.StdinPipe()
@@ -229,6 +244,9 @@ func start(t testing.TB, opts ...option) *server {
 			"dataDir":   o.dataDir,
 			"sessionId": o.sessionID,
 		},
+	}
+	if o.hostAncestor {
+		params["processId"] = waitHostPID(t, s)
 	}
 	if len(o.external) > 0 {
 		params["initializationOptions"].(map[string]any)["externalRoots"] = o.external

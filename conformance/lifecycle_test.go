@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -216,16 +215,6 @@ func TestLifecycle_ExitStatus(t *testing.T) {
 		e := s.callErr(t, "tools/list", nil)
 		require.EqualValues(t, -32600, e.Code)
 	})
-}
-
-func TestLifecycle_HostDeathEndsServer(t *testing.T) {
-	host := exec.Command("sleep", "1000")
-	require.NoError(t, host.Start())
-	s := start(t, withInitParams(func(p map[string]any) { p["processId"] = host.Process.Pid }))
-	s.call(t, "tools/list", nil)
-	require.NoError(t, host.Process.Kill())
-	_ = host.Wait()
-	require.Equal(t, 1, s.waitExit(t))
 }
 
 func TestLifecycle_ToolsList(t *testing.T) {

@@ -149,10 +149,10 @@ const quietHostDeathCommand = `setsid sleep 600 & sleep 600 & wait`
 // (a host's pid means nothing on another machine, README "Remote
 // workspaces"), so only the transport can tell it the host died, and runs
 // command (hostDeathCommand or quietHostDeathCommand), which leaves a setsid
-// grandchild.
-func startRemoteCall(t *testing.T, wrapperPath, command string) *remoteCall {
+// grandchild. opts are more start options (a workspace a container mounts).
+func startRemoteCall(t *testing.T, wrapperPath, command string, opts ...option) *remoteCall {
 	useBin(t, wrapperPath)
-	s := start(t, withInitParams(func(p map[string]any) { delete(p, "processId") }))
+	s := start(t, append([]option{withInitParams(func(p map[string]any) { delete(p, "processId") })}, opts...)...)
 	c := &remoteCall{s: s, pid: waitRemotePID(s, replyWait), mark: loadMark(t)}
 	require.NotZero(t, c.pid, "the wrapper reported no remote pid:\n%s", s.stderr.String())
 	require.NotEqual(t, s.cmd.Process.Pid, c.pid)

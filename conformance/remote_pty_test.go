@@ -39,17 +39,7 @@ func TestRemote_PtyManglesFrames(t *testing.T) {
 	plain.waitFor(t, `"scratchDir"`)
 
 	tty := runRaw(t, d.writeWrapper(t, server, wrapper{name: "tty", ssh: []string{"-tt"}}))
-	tty.write(t, frame)
-	// The terminal echoes the request: the host reads its own frame back.
-	tty.waitFor(t, `"method":"initialize"`)
-	// A newline releases the held-back line; the server, two bytes short,
-	// cannot parse the body.
-	tty.write(t, "\n")
-	tty.waitFor(t, `"code":-32700`)
-	out := tty.out.String()
-	require.NotContains(t, out, `"scratchDir"`)
-	require.Contains(t, out, remotePIDLine, "with a pty, the wrapper's stderr line arrives on stdout")
-	require.Contains(t, out, "\r\r\n", "ONLCR turns each \\r\\n the server writes into \\r\\r\\n")
+	requirePtyMangles(t, tty, frame)
 
 	// Host death over a pty: SIGHUP.
 	pid := tty.remotePID(t)
@@ -62,17 +52,39 @@ func TestRemote_PtyManglesFrames(t *testing.T) {
 	t.Logf("pty: remote server gone %v after the ssh client's SIGKILL (SIGHUP)", time.Since(killed).Round(time.Millisecond))
 }
 
+// requirePtyMangles sends an initialize frame to a server whose stdin and
+// stdout are a terminal and checks what the line discipline does to it.
+func requirePtyMangles(t *testing.T, tty *rawSession, frame string) {
+	tty.write(t, frame)
+	// The terminal echoes the request: the host reads its own frame back.
+	tty.waitFor(t, `"method":"initialize"`)
+	// A newline releases the held-back line; the server, two bytes short,
+	// cannot parse the body.
+	tty.write(t, "\n")
+	tty.waitFor(t, `"code":-32700`)
+	out := tty.out.String()
+	require.NotContains(t, out, `"scratchDir"`)
+	require.Contains(t, out, remotePIDLine, "with a pty, the wrapper's stderr line arrives on stdout")
+	require.Contains(t, out, "\r\r\n", "ONLCR turns each \\r\\n the server writes into \\r\\r\\n")
+}
+
 // rawSession is a wrapper process driven with raw bytes, stdout and stderr
 // read together.
 type rawSession struct {
-	cmd *exec.Cmd
-	in  interface{ Write([]byte) (int, error) }
-	out *lockedBuffer
+	cmd    *exec.Cmd
+	in     interface{ Write([]byte) (int, error) }
+	out    *lockedBuffer
+	mapPID func(int) int // the reported pid to this machine's (a container's namespace); nil: the same
 }
 
 func runRaw(t *testing.T, wrapperPath string) *rawSession {
-	r := &rawSession{cmd: exec.Command(wrapperPath), out: &lockedBuffer{}}
-	r.cmd.Dir = t.TempDir()
+	return runRawIn(t, wrapperPath, t.TempDir(), nil)
+}
+
+// runRawIn is runRaw in dir, with reported pids mapped by mapPID.
+func runRawIn(t *testing.T, wrapperPath, dir string, mapPID func(int) int) *rawSession {
+	r := &rawSession{cmd: exec.Command(wrapperPath), out: &lockedBuffer{}, mapPID: mapPID}
+	r.cmd.Dir = dir
 	r.cmd.Env = append(os.Environ(), reportPIDEnv+"=1")
 	in, err := r.cmd.StdinPipe()
 	require.NoError(t, err)
@@ -109,6 +121,9 @@ func (r *rawSession) remotePIDNow() int {
 		return 0
 	}
 	p, _ := strconv.Atoi(m[1])
+	if r.mapPID != nil {
+		p = r.mapPID(p)
+	}
 	return p
 }
 

@@ -41,17 +41,29 @@ const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
 //     client, which holds the output it has buffered until someone reads it
 //     (and, SIGTERMed, exits 255): it tests ssh, not the server. The remote
 //     server's side of it is TestRemote_HostStopsReadingOverSSH.
+//   - TestContainer_: they start their own containers, with a server built
+//     for them; through ssh the -bin wrapper is not a binary to mount.
+//   - TestHostDeath_ProcessIDDiesPipesOpen needs a host that is an ancestor
+//     of the server (SPEC §1); across a transport no local process is, and
+//     the processId is ignored (TestLifecycle_HostDeathEndsServer checks
+//     that through the transport).
 var sshExceptions = []string{
 	"TestRemote_",
+	"TestContainer_",
 	"TestHostile_UnreadableFiles$",
 	"TestEnding_HostStopsReading$",
+	"TestHostDeath_ProcessIDDiesPipesOpen$",
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:
-// -sig for a local process; ssh reports a remote death by signal as 255.
+// -sig for a local process; ssh reports a remote death by signal as 255,
+// podman exec as 128+sig.
 func killedStatus(sig syscall.Signal) int {
-	if os.Getenv(transportEnv) == "ssh" {
+	switch os.Getenv(transportEnv) {
+	case "ssh":
 		return 255
+	case "podman":
+		return 128 + int(sig)
 	}
 	return -int(sig)
 }
@@ -93,14 +105,20 @@ func remotePID(s *server) int {
 
 // waitRemotePID waits for the wrapper's remote shell to report the pid it
 // execs the server with (stderr travels apart from stdout, so it can trail
-// the first reply). 0 when the wrapper never said.
+// the first reply), mapped to this machine's pid when the server runs in
+// the PID namespace pidnsEnv names. 0 when the wrapper never said.
 func waitRemotePID(s *server, d time.Duration) int {
 	deadline := time.Now().Add(d)
 	for {
 		for _, line := range strings.Split(s.stderr.String(), "\n") {
 			if v, ok := strings.CutPrefix(strings.TrimSpace(line), remotePIDLine); ok {
 				if p, err := strconv.Atoi(v); err == nil {
-					return p
+					if ns := os.Getenv(pidnsEnv); ns != "" {
+						p = hostPID(ns, p)
+					}
+					if p > 0 {
+						return p
+					}
 				}
 			}
 		}
@@ -152,18 +170,25 @@ func useBin(t testing.TB, path string) {
 func TestRemote_SuiteOverSSH(t *testing.T) {
 	d := startSSHD(t)
 	wrapper := d.writeWrapper(t, plainServer(t), wrapper{})
+	runSuiteThrough(t, "ssh", wrapper, sshExceptions)
+}
+
+// runSuiteThrough re-runs this test binary with -bin wrapper and
+// transportEnv=transport (plus env), and requires every test it lists to
+// pass, except those matching exceptions.
+func runSuiteThrough(t *testing.T, transport, wrapper string, exceptions []string, env ...string) {
 	want := listTests(t)
-	skip := "^(" + strings.Join(sshExceptions, "|") + ")"
+	skip := "^(" + strings.Join(exceptions, "|") + ")"
 	args := []string{"-test.count=1", "-test.v", "-test.timeout=40m", "-test.skip=" + skip, "-bin=" + wrapper}
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), transportEnv+"=ssh")
+	cmd.Env = append(append(os.Environ(), transportEnv+"="+transport), env...)
 	// The child's lines go to this test's output too (seen with -v, or when
 	// the package fails), prefixed so no tool takes them for this binary's.
 	var out bytes.Buffer
-	pw := &prefixWriter{prefix: "ssh| "}
+	pw := &prefixWriter{prefix: transport + "| "}
 	cmd.Stdout = io.MultiWriter(&out, pw)
 	cmd.Stderr = cmd.Stdout
 	began := time.Now()
@@ -186,9 +211,9 @@ func TestRemote_SuiteOverSSH(t *testing.T) {
 		}
 	}
 	if runErr != nil || len(missing)+len(failed)+len(skipped) > 0 {
-		t.Fatalf("suite through ssh: %v; failed %v, skipped %v, no result %v\n%s", runErr, failed, skipped, missing, tail(out.String(), 20000))
+		t.Fatalf("suite through %s: %v; failed %v, skipped %v, no result %v\n%s", transport, runErr, failed, skipped, missing, tail(out.String(), 20000))
 	}
-	t.Logf("%d tests passed through ssh in %v (left out: %v)", len(ran), took.Round(time.Second), sshExceptions)
+	t.Logf("%d tests passed through %s in %v (left out: %v)", len(ran), transport, took.Round(time.Second), exceptions)
 }
 
 // listTests lists the top-level tests of this binary.

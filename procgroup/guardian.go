@@ -180,7 +180,7 @@ func killServerCommands(pid int, prefix, base string) {
 	if base != "-" {
 		killServerCgroups(base, pid)
 	}
-	sweepCookies(func(cookie []byte) bool { return bytes.HasPrefix(cookie, []byte(prefix)) })
+	sweepCookies(func(_ int, cookie []byte) bool { return bytes.HasPrefix(cookie, []byte(prefix)) })
 }
 
 // killServerCgroups writes cgroup.kill in every call cgroup of server pid,
@@ -214,9 +214,10 @@ func cookieOf(environ []byte) []byte {
 }
 
 // sweepCookies kills, round after round until a round finds none alive,
-// every process whose cookie match accepts, and their descendants. The
-// processes are not this process's children: init reaps them.
-func sweepCookies(match func(cookie []byte) bool) {
+// every process whose cookie match accepts (given its pid), and their
+// descendants. The processes are not this process's children: init reaps
+// them.
+func sweepCookies(match func(pid int, cookie []byte) bool) {
 	self := os.Getpid()
 	deadline := time.Now().Add(killBackstop)
 	for {
@@ -230,7 +231,7 @@ func sweepCookies(match func(cookie []byte) bool) {
 				return false
 			}
 			c := cookieOf(env)
-			return c != nil && match(c)
+			return c != nil && match(p.pid, c)
 		})
 		live := 0
 		for _, p := range procs {
@@ -248,9 +249,15 @@ func sweepCookies(match func(cookie []byte) bool) {
 
 // sweepStaleCookies kills the commands of servers that died without a
 // guardian to do it (an older binary, a guardian killed with its server):
-// every process whose cookie names a server that no longer runs.
+// every process whose cookie names a server that no longer runs. A cookie's
+// pid means something only in its holder's PID namespace: the commands of a
+// server in a container (visible here under other pids) are never judged
+// from outside it, where their server's pid names nothing or a stranger.
 func sweepStaleCookies() {
-	sweepCookies(func(cookie []byte) bool {
+	sweepCookies(func(holder int, cookie []byte) bool {
+		if !inOwnPIDNamespace(holder) {
+			return false
+		}
 		f := bytes.SplitN(cookie, []byte("."), 3)
 		if len(f) != 3 {
 			return false
@@ -263,4 +270,17 @@ func sweepStaleCookies() {
 		st, ok := readStat(pid)
 		return !ok || st.start != start
 	})
+}
+
+// ownPIDNamespace is this process's PID namespace, as /proc/self/ns/pid reads.
+var ownPIDNamespace = sync.OnceValue(func() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+})
+
+// inOwnPIDNamespace reports whether pid is in this process's PID namespace.
+// Unreadable counts as not: a process that cannot be judged is left alone.
+func inOwnPIDNamespace(pid int) bool {
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
+	return err == nil && ns != "" && ns == ownPIDNamespace()
 }

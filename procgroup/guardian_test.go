@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,9 @@ func sleeper(t *testing.T, env ...string) *exec.Cmd {
 	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
 	return c
 }
+
+// replyWaitTest bounds waits for helper processes; not a speed check.
+var replyWaitTest = time.Minute
 
 func aliveProc(pid int) bool {
 	st, ok := readStat(pid)
@@ -59,6 +63,33 @@ func TestSweepStaleCookies(t *testing.T) {
 	require.False(t, aliveProc(detached), "detached child of a stale cookie holder alive")
 	require.True(t, aliveProc(live.Process.Pid), "a live server's command was killed")
 	require.True(t, aliveProc(other.Process.Pid), "a cookie of another format was taken for a stale one")
+}
+
+// TestSweepStaleCookiesOtherPIDNamespace: a command of a server in another
+// PID namespace (a container: its cookie's pid names nothing here) is not
+// this sweep's to judge. Before the fix a server on the host killed every
+// command of every toolrpc in a container on the same machine.
+func TestSweepStaleCookiesOtherPIDNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare(1) to make a PID namespace")
+	}
+	cookie := fmt.Sprintf("%s=%d.%d.abc", CookieEnv, deadPid(t), 12345)
+	// Only the process inside holds the cookie (env sets it there).
+	c := exec.Command("unshare", "--pid", "--fork", "--kill-child", "env", cookie, "sleep", "1000")
+	require.NoError(t, c.Start())
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	var inner int
+	require.Eventually(t, func() bool {
+		for _, p := range listProcs() {
+			if p.ppid == c.Process.Pid && !inOwnPIDNamespace(p.pid) {
+				inner = p.pid
+				return true
+			}
+		}
+		return false
+	}, replyWaitTest, 5*time.Millisecond, "the sleeper in its own PID namespace never started")
+	sweepStaleCookies()
+	require.True(t, aliveProc(inner), "a command in another PID namespace was swept")
 }
 
 // TestSweepStaleCgroups: a call cgroup of a dead server that still holds

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -271,7 +272,9 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	s.mu.Lock()
 	s.state = stateRunning
 	s.mu.Unlock()
-	if p.ProcessID > 0 {
+	if p.ProcessID > 0 && !isAncestor(int(p.ProcessID), os.Getpid()) {
+		s.log.Printf("processId %d is not an ancestor of this server (a transport or another PID namespace?); host death is detected by stdin EOF", p.ProcessID)
+	} else if p.ProcessID > 0 {
 		go watchHost(int(p.ProcessID), s.log, func() {
 			s.beginEnding()
 			s.log.Printf("host process %d is gone; exiting", p.ProcessID)

@@ -15,8 +15,8 @@ export const client = require(packageDir);
 export const bin = process.env.TOOLRPC_BIN;
 if (!bin) throw new Error('TOOLRPC_BIN is not set: run the tests with `npm test`, which builds toolrpc, or set it to a toolrpc binary');
 
-/** workspace makes a temp dir with a workspace root (holding files) and a data dir. */
-export function workspace(t, files = {}) {
+/** workspace makes a temp dir with a workspace root (holding files) and a data dir, removed after the test unless keep. */
+export function workspace(t, files = {}, keep = false) {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolrpc-ts-test-')));
   const root = path.join(base, 'root dir');
   const dataDir = path.join(base, 'data');
@@ -26,15 +26,23 @@ export function workspace(t, files = {}) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), content);
   }
-  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+  if (!keep) t.after(() => fs.rmSync(base, { recursive: true, force: true }));
   return { base, root, dataDir };
 }
 
 /** start spawns a client on a fresh workspace and closes it after the test. */
 export async function start(t, files, opts = {}) {
-  const ws = workspace(t, files);
-  const tr = await client.ToolRPC.spawn({ bin, root: ws.root, dataDir: ws.dataDir, ...opts });
-  t.after(() => tr.close());
+  const ws = workspace(t, files, true);
+  const tr = await client.ToolRPC.spawn({ bin, root: ws.root, dataDir: ws.dataDir, ...opts }).catch((e) => {
+    fs.rmSync(ws.base, { recursive: true, force: true });
+    throw e;
+  });
+  // Close first: the server may still be writing its data dir (a content
+  // index) until it has exited, and a failed removal must not skip the close.
+  t.after(async () => {
+    await tr.close();
+    fs.rmSync(ws.base, { recursive: true, force: true });
+  });
   return { tr, ...ws };
 }
 
