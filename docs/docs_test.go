@@ -15,6 +15,9 @@ import (
 	"unicode"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/methods"
 )
 
 // repoRoot is the repository's top, relative to this package's directory.
@@ -337,4 +340,26 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 		_, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(string(m[1]))))
 		require.NoError(t, err, "README.md's example names %s, which a fresh clone lacks", m[1])
 	}
+}
+
+// TestProtocolNamesEveryMethodAndLimit checks that docs/protocol.md names
+// every method the server serves and every limit initialize reports, so a
+// new one cannot ship undocumented.
+func TestProtocolNamesEveryMethodAndLimit(t *testing.T) {
+	data, err := os.ReadFile("protocol.md")
+	require.NoError(t, err)
+	doc := string(data)
+	var missing []string
+	for _, name := range methods.Names() {
+		if !strings.Contains(doc, "`"+name+"`") {
+			missing = append(missing, "method "+name)
+		}
+	}
+	for name := range limits.Table() {
+		if !strings.Contains(doc, "`"+name+"`") {
+			missing = append(missing, "limit "+name)
+		}
+	}
+	sort.Strings(missing)
+	require.Empty(t, strings.Join(missing, "\n"), "docs/protocol.md does not name these")
 }
