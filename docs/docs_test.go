@@ -350,9 +350,9 @@ func TestProtocolNamesEveryMethodAndLimit(t *testing.T) {
 	require.NoError(t, err)
 	doc := string(data)
 	var missing []string
-	for _, name := range methods.Names() {
-		if !strings.Contains(doc, "`"+name+"`") {
-			missing = append(missing, "method "+name)
+	for _, m := range methods.All() {
+		if !strings.Contains(doc, "`"+m.Name+"`") {
+			missing = append(missing, "method "+m.Name)
 		}
 	}
 	for name := range limits.Table() {
