@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // repoRoot is the repository's top, relative to this package's directory.
@@ -343,8 +344,8 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 }
 
 // TestProtocolNamesEveryMethodAndLimit checks that docs/protocol.md names
-// every method the server serves and every limit initialize reports, so a
-// new one cannot ship undocumented.
+// every method the server serves, every limit initialize reports and every
+// §10 data.code, so a new one cannot ship undocumented.
 func TestProtocolNamesEveryMethodAndLimit(t *testing.T) {
 	data, err := os.ReadFile("protocol.md")
 	require.NoError(t, err)
@@ -358,6 +359,11 @@ func TestProtocolNamesEveryMethodAndLimit(t *testing.T) {
 	for name := range limits.Table() {
 		if !strings.Contains(doc, "`"+name+"`") {
 			missing = append(missing, "limit "+name)
+		}
+	}
+	for _, kind := range wire.Kinds() {
+		if !strings.Contains(doc, "`"+kind+"`") {
+			missing = append(missing, "data.code "+kind)
 		}
 	}
 	sort.Strings(missing)
