@@ -124,6 +124,8 @@ func requireSeqs(t *testing.T, cs []bashChunk) string {
 
 const savedTo = ` — Grep it, or Read it with offset/limit\.\]`
 
+// TestCriterion01_BashOversizeSpilled checks SPEC §6.2, §6.3 (§11 criterion 1):
+// oversized stdout is cut with the head marker and spilled.
 func TestCriterion01_BashOversizeSpilled(t *testing.T) {
 	s := start(t)
 	res := callBash(t, s, map[string]any{"command": "seq 100000"})
@@ -165,6 +167,8 @@ func TestCriterion01_BashOversizeSpilled(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
+// TestCriterion02_BashStderrKeepsTail checks SPEC §6.1, §6.2 (§11 criterion 2):
+// cut stderr keeps its last lines behind the tail marker.
 func TestCriterion02_BashStderrKeepsTail(t *testing.T) {
 	s := start(t)
 	res := callBash(t, s, map[string]any{"command": "echo out; seq 10000 >&2"})
@@ -185,6 +189,8 @@ func TestCriterion02_BashStderrKeepsTail(t *testing.T) {
 	require.Equal(t, "1\n2\n3\n", res.Stderr)
 }
 
+// TestCriterion09_BashValidUTF8 checks SPEC §6.2 (§11 criterion 9): cut bash
+// output is valid UTF-8.
 func TestCriterion09_BashValidUTF8(t *testing.T) {
 	s := start(t)
 	tests := []struct {
@@ -231,6 +237,9 @@ func TestCriterion09_BashValidUTF8(t *testing.T) {
 	}
 }
 
+// TestCriterion10_CaptureCapAboveBudget checks SPEC §6.1 (§11 criterion 10):
+// the spill copy holds more than the excerpt and omitted bytes and lines are
+// counted.
 func TestCriterion10_CaptureCapAboveBudget(t *testing.T) {
 	s := start(t)
 	capBytes := 512 * 1024
@@ -277,6 +286,8 @@ func TestCriterion10_CaptureCapAboveBudget(t *testing.T) {
 	}
 }
 
+// TestCriterion11_BashStreamsWithSeq checks SPEC §6.4 (§11 criterion 11): each
+// stream is streamed with its own seq 0..n-1.
 func TestCriterion11_BashStreamsWithSeq(t *testing.T) {
 	s := start(t)
 	cmd := `for i in $(seq 1 30); do echo out$i; echo err$i >&2; sleep 0.005; done; seq 1 20000; seq 1 3000 >&2`
@@ -342,6 +353,8 @@ func requireNoProgressAfterReply(t *testing.T, s *server, token, id json.RawMess
 	require.True(t, replied)
 }
 
+// TestCriterion12_BashTimeoutDefaultAndRange checks SPEC §2, §6.5 (§11
+// criterion 12): the 60 s default timeout and the 1..21600 s range.
 func TestCriterion12_BashTimeoutDefaultAndRange(t *testing.T) {
 	s := start(t)
 	var init struct {
@@ -402,6 +415,8 @@ func TestCriterion12_BashTimeoutDefaultAndRange(t *testing.T) {
 	})
 }
 
+// TestCriterion13_AbortKillsTree checks SPEC §6.6 (§11 criterion 13): a timeout
+// or cancel kills the whole tree and no chunk follows the reply.
 func TestCriterion13_AbortKillsTree(t *testing.T) {
 	// Both kill paths: a per-call cgroup where cgroup v2 is writable, and the
 	// process group plus /proc sweep (forced with TOOLRPC_KILL_MODE=sweep).
@@ -458,6 +473,8 @@ func bashToken(v any) json.RawMessage {
 	return b
 }
 
+// TestBash_ShutdownKillsRunningTrees checks SPEC §1, §6.6: shutdown kills the
+// trees of running calls.
 func TestBash_ShutdownKillsRunningTrees(t *testing.T) {
 	s := start(t)
 	mark := newMark(t)
@@ -472,6 +489,8 @@ func TestBash_ShutdownKillsRunningTrees(t *testing.T) {
 	require.Empty(t, markHolders(mark))
 }
 
+// TestBash_NormalExitKillsLeftovers checks SPEC §6.6: descendants still holding
+// the pipes die once the shell exits.
 func TestBash_NormalExitKillsLeftovers(t *testing.T) {
 	s := start(t)
 	mark := newMark(t)
@@ -484,6 +503,8 @@ func TestBash_NormalExitKillsLeftovers(t *testing.T) {
 	require.Empty(t, markHolders(mark), "a call's processes never outlive it")
 }
 
+// TestBash_StdinCwdEnv checks SPEC §6: stdin, cwd and env params reach the
+// command.
 func TestBash_StdinCwdEnv(t *testing.T) {
 	s := start(t)
 	require.NoError(t, os.Mkdir(filepath.Join(s.Root, "sub"), 0o755))
@@ -516,6 +537,8 @@ func TestBash_StdinCwdEnv(t *testing.T) {
 	}
 }
 
+// TestBash_ConcurrentCallsKeepTheirOutput checks SPEC §1, §6: concurrent bash
+// calls each get their own output, streams and spill files.
 func TestBash_ConcurrentCallsKeepTheirOutput(t *testing.T) {
 	s := start(t)
 	const calls = 20
@@ -539,6 +562,8 @@ func TestBash_ConcurrentCallsKeepTheirOutput(t *testing.T) {
 	}
 }
 
+// TestBash_SpillDirsAcrossServers checks SPEC §6.3, §7: spill files live in
+// their session's scratch dir, which outlives neither its session nor a sweep.
 func TestBash_SpillDirsAcrossServers(t *testing.T) {
 	data := t.TempDir()
 	a := start(t, withDataDir(data), withSessionID("a"))
@@ -641,6 +666,8 @@ func BenchmarkBashCancelTree50(b *testing.B) {
 // TestBash_StreamThrottledPastFullBytes checks that past 1 MiB a stream is
 // sampled, not dropped silently: every byte is either in a bashChunk or counted
 // in skippedBytes, and the first 1 MiB arrives in full.
+//
+// Checks SPEC §6.4.
 func TestBash_StreamThrottledPastFullBytes(t *testing.T) {
 	s := start(t)
 	id := s.send(t, "tools/bash", map[string]any{"command": "seq 1 600000"})
@@ -666,6 +693,8 @@ func TestBash_StreamThrottledPastFullBytes(t *testing.T) {
 	require.Equal(t, len(cs), res.StdoutInfo.Chunks)
 }
 
+// TestBash_StdinEOFKillsRunningTrees checks SPEC §1, §6.6: end of input kills
+// the trees of running calls.
 func TestBash_StdinEOFKillsRunningTrees(t *testing.T) {
 	s := start(t)
 	mark := newMark(t)

@@ -78,6 +78,9 @@ func batchTranscript() []map[string]any {
 	return msgs
 }
 
+// TestCriterion14_BatchCompactsAndSurvivesRestart checks SPEC §9 (§11 criterion
+// 14): an oversized batch compacts to a bounded marked tail, survives a
+// restart, and the input is unchanged.
 func TestCriterion14_BatchCompactsAndSurvivesRestart(t *testing.T) {
 	dataDir := t.TempDir()
 	const sessionID = "crit14-session"
@@ -168,6 +171,8 @@ func TestCriterion14_BatchCompactsAndSurvivesRestart(t *testing.T) {
 // message to the byte: the 20000-token budget is 80000 bytes, of which the
 // marker line takes len(marker)+2; the head keeps ⌊75%⌋ of the rest and the
 // tail the remainder.
+//
+// Checks SPEC §9.
 func TestCheckpoint_UserSplitMeasured(t *testing.T) {
 	s := start(t)
 	content := strings.Repeat("0123456789abcdef", 120000/16) // 120000 bytes, 30000 tokens
@@ -196,6 +201,8 @@ func TestCheckpoint_UserSplitMeasured(t *testing.T) {
 	require.Equal(t, estimateTokens(earlier)+1+20000, got.Stats.OutputTokens)
 }
 
+// TestCheckpoint_BudgetsOverrideAndMultibyteCut checks SPEC §9: budgets
+// override the defaults and cuts keep characters whole.
 func TestCheckpoint_BudgetsOverrideAndMultibyteCut(t *testing.T) {
 	s := start(t)
 	content := strings.Repeat("€", 2000) // 6000 bytes, 1500 tokens
@@ -210,6 +217,8 @@ func TestCheckpoint_BudgetsOverrideAndMultibyteCut(t *testing.T) {
 	require.LessOrEqual(t, estimateTokens(m.Content), 300)
 }
 
+// TestCheckpoint_BadRequestsRejected checks SPEC §9, §10: bad context/compact
+// and context/load requests are INVALID_ARGUMENT or NOT_FOUND.
 func TestCheckpoint_BadRequestsRejected(t *testing.T) {
 	s := start(t)
 	call := func(id string) map[string]any {
@@ -260,6 +269,8 @@ func TestCheckpoint_BadRequestsRejected(t *testing.T) {
 	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
 }
 
+// TestCheckpoint_ShutdownKeepsCheckpoints checks SPEC §7, §9: shutdown removes
+// the scratch dir but keeps checkpoints.
 func TestCheckpoint_ShutdownKeepsCheckpoints(t *testing.T) {
 	dataDir := t.TempDir()
 	s := start(t, withDataDir(dataDir), withSessionID("keep"))

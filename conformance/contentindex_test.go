@@ -25,6 +25,8 @@ const indexBackstop = 2 * time.Minute
 // built answers every grep byte for byte as a server that cannot keep an
 // index (its dataDir is not a directory), also right after a file is
 // edited.
+//
+// Checks SPEC §12.
 func TestContentIndexEqualsScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 15))
 	root := t.TempDir()

@@ -12,6 +12,8 @@ import (
 // naming the root (before the fix: IO_ERROR "fork/exec /usr/bin/bash: no
 // such file or directory", blaming bash), and Write refuses with NOT_FOUND
 // instead of recreating the deleted tree.
+//
+// Checks SPEC §3, §8.
 func TestDeletedWorkspaceRoot(t *testing.T) {
 	s := start(t)
 	require.NoError(t, os.RemoveAll(s.Root))

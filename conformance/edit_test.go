@@ -52,6 +52,8 @@ func editRead(t *testing.T, s *server, path string) readReply {
 	return decode[readReply](t, s.call(t, "tools/read", map[string]any{"path": path}))
 }
 
+// TestCriterion04_ClippedLinesNotEditable checks SPEC §8 (§11 criterion 4):
+// clipped lines are not in the edit source set.
 func TestCriterion04_ClippedLinesNotEditable(t *testing.T) {
 	long := strings.Repeat("z", 20000) // over MAX_LINE_CHARS (16384)
 	const name = "wide.txt"
@@ -112,6 +114,8 @@ func TestCriterion04_ClippedLinesNotEditable(t *testing.T) {
 	}
 }
 
+// TestEdit_StaleTagAfterOutsideChange checks SPEC §8: an edit against a tag the
+// file no longer has is STALE_TAG with the current tag.
 func TestEdit_StaleTagAfterOutsideChange(t *testing.T) {
 	s := start(t)
 	p := filepath.Join(s.Root, "f.txt")
@@ -137,6 +141,8 @@ func TestEdit_StaleTagAfterOutsideChange(t *testing.T) {
 	require.Equal(t, "TWO\nthree\n", string(got))
 }
 
+// TestEdit_CRLFRoundTrip checks SPEC §8: an edit keeps CRLF line endings and
+// the final newline.
 func TestEdit_CRLFRoundTrip(t *testing.T) {
 	s := start(t)
 	p := filepath.Join(s.Root, "win.txt")
@@ -167,6 +173,8 @@ func TestEdit_CRLFRoundTrip(t *testing.T) {
 	require.Equal(t, r.Tag, w.Tag)
 }
 
+// TestWrite_ReadContentReproducesFile checks SPEC §8: content pasted from a
+// Read result is written back as the file's text.
 func TestWrite_ReadContentReproducesFile(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -200,6 +208,8 @@ func TestWrite_ReadContentReproducesFile(t *testing.T) {
 	}
 }
 
+// TestWrite_RootsAndParents checks SPEC §3, §8: write creates parents inside
+// the roots and refuses external roots and the outside.
 func TestWrite_RootsAndParents(t *testing.T) {
 	ext := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ext, "e.txt"), []byte("ext\n"), 0o644))
@@ -238,6 +248,8 @@ func TestWrite_RootsAndParents(t *testing.T) {
 
 // Two edits sent at once against one tag: one applies, the other gets
 // STALE_TAG naming the tag the first produced; nothing is lost.
+//
+// Checks SPEC §8.
 func TestEdit_ConcurrentEditsSerialised(t *testing.T) {
 	s := start(t)
 	p := filepath.Join(s.Root, "f.txt")
@@ -260,6 +272,8 @@ func TestEdit_ConcurrentEditsSerialised(t *testing.T) {
 	require.Equal(t, want, string(got))
 }
 
+// TestEdit_ToolsListStatesLimits checks SPEC §1, §8: tools/list states the edit
+// limits the server enforces.
 func TestEdit_ToolsListStatesLimits(t *testing.T) {
 	s := start(t)
 	tools := decode[[]struct {
@@ -307,6 +321,8 @@ func editBigFile(t *testing.T, p string, size int64, first string) (oldSize int6
 
 // An edit of a 200 MB file rewrites all of it; kill -9 while it does, and
 // the file is wholly old or wholly new.
+//
+// Checks SPEC §8, §10.
 func TestEdit_KillDuringLargeEditIsAtomic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 200 MB")

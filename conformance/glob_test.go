@@ -14,6 +14,7 @@ type globReply struct {
 	Notice    string   `json:"notice"`
 }
 
+// TestGlobLimitAndErrors checks SPEC §2, §5: glob's limit, paging and errors.
 func TestGlobLimitAndErrors(t *testing.T) {
 	s := start(t)
 	var files [][2]string

@@ -60,6 +60,8 @@ func grepWrite(t *testing.T, dir string, files [][2]string) {
 	}
 }
 
+// TestCriterion03_GrepHeadLimit checks SPEC §5 (§11 criterion 3): grep stops at
+// headLimit with truncated: true.
 func TestCriterion03_GrepHeadLimit(t *testing.T) {
 	s := start(t)
 	var files [][2]string
@@ -105,6 +107,8 @@ func itoaC(i int) string {
 	return itoaC(i/10) + digits[i%10:i%10+1]
 }
 
+// TestCriterion04_GrepClipsLongLines checks SPEC §5 (§11 criterion 4): grep
+// clips lines at 16384 characters.
 func TestCriterion04_GrepClipsLongLines(t *testing.T) {
 	s := start(t)
 	long := "needle " + strings.Repeat("ß", 20000)
@@ -128,6 +132,8 @@ func TestCriterion04_GrepClipsLongLines(t *testing.T) {
 		"ops": []map[string]any{{"op": "replace", "start": 3, "lines": []string{"needle changed"}}}})
 }
 
+// TestCriterion07_ExplicitPathReachesIgnored checks SPEC §3, §5 (§11 criterion
+// 7): an explicit path reaches ignored trees.
 func TestCriterion07_ExplicitPathReachesIgnored(t *testing.T) {
 	s := start(t)
 	grepWrite(t, s.Root, [][2]string{
@@ -159,6 +165,8 @@ func TestCriterion07_ExplicitPathReachesIgnored(t *testing.T) {
 	require.Equal(t, []string{spill}, gs.Matches)
 }
 
+// TestCriterion08_NewestFirst checks SPEC §5 (§11 criterion 8): glob and grep
+// order files newest first.
 func TestCriterion08_NewestFirst(t *testing.T) {
 	s := start(t)
 	// Listed newest first; b.txt and a.txt share an mtime (path breaks the tie).
@@ -197,6 +205,8 @@ func TestCriterion08_NewestFirst(t *testing.T) {
 	require.Equal(t, want, glob.Matches)
 }
 
+// TestCriterion09_GrepValidUTF8 checks SPEC §5 (§11 criterion 9): grep results
+// are valid UTF-8.
 func TestCriterion09_GrepValidUTF8(t *testing.T) {
 	s := start(t)
 	long := "hit " + strings.Repeat("日本", 9000) // 3-byte characters past the clip point
@@ -215,6 +225,7 @@ func TestCriterion09_GrepValidUTF8(t *testing.T) {
 	require.Regexp(t, `(^| )2 lines clipped`, res.Notice)
 }
 
+// TestGrepIgnoreRules checks SPEC §5: grep honours the ignore rules.
 func TestGrepIgnoreRules(t *testing.T) {
 	s := start(t)
 	grepWrite(t, s.Root, [][2]string{
@@ -238,6 +249,8 @@ func TestGrepIgnoreRules(t *testing.T) {
 	require.ElementsMatch(t, []string{"keep.log", "build/out.txt", "sub/root-only.txt", "sub/drop.log", ".hidden/h.txt", "outside/o.txt"}, files.Files)
 }
 
+// TestGrepInvalidRegex checks SPEC §5, §10: an invalid regex is
+// INVALID_ARGUMENT naming the error.
 func TestGrepInvalidRegex(t *testing.T) {
 	s := start(t)
 	e := s.callErr(t, "tools/grep", map[string]any{"pattern": "a(b"})

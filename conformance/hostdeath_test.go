@@ -43,6 +43,8 @@ func alive(pid int) bool {
 // TestHostDeathHelper is the host process of TestHostDeath_HostKilled: it
 // spawns the server on pipes it alone holds, starts a streaming bash call,
 // prints "READY <server pid>" once output flows, and blocks until killed.
+//
+// Checks SPEC §1.
 func TestHostDeathHelper(t *testing.T) {
 	if os.Getenv("TOOLRPC_HOSTDEATH_BIN") == "" {
 		t.Skip("helper process of TestHostDeath_HostKilled, run only by it")
@@ -81,6 +83,8 @@ func TestHostDeathHelper(t *testing.T) {
 // TestHostDeath_HostKilled SIGKILLs the host while a streaming call with a
 // detached grandchild runs: the server sees its pipes close, kills the call's
 // whole tree and exits.
+//
+// Checks SPEC §1, §6.6.
 func TestHostDeath_HostKilled(t *testing.T) {
 	mark := loadMark(t)
 	data := t.TempDir()
@@ -138,6 +142,8 @@ func TestHostDeath_HostKilled(t *testing.T) {
 // ancestor: a shell between the test and the server) dies but the pipes stay
 // open (held by the test). The server cancels the running call (its reply
 // arrives, no chunk after it), kills its tree and exits 1.
+//
+// Checks SPEC §1.
 func TestHostDeath_ProcessIDDiesPipesOpen(t *testing.T) {
 	mark := loadMark(t)
 	s := start(t, withHostAncestor())

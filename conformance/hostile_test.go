@@ -95,6 +95,8 @@ func nested(open, close string, depth int) string {
 	return strings.Repeat(open, depth) + strings.Repeat(close, depth)
 }
 
+// TestHostile_InputsThenGoodRequest checks SPEC §10: each hostile input gets
+// its error and the next request is served.
 func TestHostile_InputsThenGoodRequest(t *testing.T) {
 	root := evalDir(t, t.TempDir())
 	outside := evalDir(t, t.TempDir())
@@ -331,6 +333,8 @@ func TestHostile_InputsThenGoodRequest(t *testing.T) {
 	}
 }
 
+// TestHostile_TruncatedFrameAtEOF checks SPEC §1: a frame cut by end of input
+// ends the session like EOF.
 func TestHostile_TruncatedFrameAtEOF(t *testing.T) {
 	cases := []struct {
 		name string
@@ -352,6 +356,8 @@ func TestHostile_TruncatedFrameAtEOF(t *testing.T) {
 	}
 }
 
+// TestHostile_HugeContentLengthNotAllocated checks SPEC §1, §10: a huge
+// Content-Length is refused without allocating its body.
 func TestHostile_HugeContentLengthNotAllocated(t *testing.T) {
 	s := start(t)
 	before := len(s.frames())
@@ -380,6 +386,8 @@ func TestHostile_HugeContentLengthNotAllocated(t *testing.T) {
 // while reads of it run. Every line shown must belong to the numbered line of
 // some version of the file: a stale line index applied to new content would
 // show a line under the wrong number.
+//
+// Checks SPEC §4.
 func TestHostile_FileChangesDuringReads(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "moving.txt")
@@ -463,6 +471,8 @@ func TestHostile_FileChangesDuringReads(t *testing.T) {
 
 // TestHostile_UnreadableFiles runs the server as an unprivileged user: the
 // tests run as root, for whom mode 000 means nothing.
+//
+// Checks SPEC §3, §10.
 func TestHostile_UnreadableFiles(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs the server as nobody, which needs root")
@@ -514,6 +524,8 @@ func TestHostile_UnreadableFiles(t *testing.T) {
 // TestHostile_GlobHugeTreeCapped globs a 200,000-file tree (the 10
 // million files would take minutes to create and gigabytes of inodes in CI;
 // the cap is what is under test, and it is reached either way).
+//
+// Checks SPEC §2, §5.
 func TestHostile_GlobHugeTreeCapped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 200,000 files")
@@ -550,6 +562,8 @@ func TestHostile_GlobHugeTreeCapped(t *testing.T) {
 // times: 3.4 s per file at 22 repeats, doubling with each one), then cancels.
 // The call must end — refused up front or cancelled — instead of pinning a
 // core until the process dies.
+//
+// Checks SPEC §5.
 func TestHostile_GlobAlternationBlowup(t *testing.T) {
 	const blowupBackstop = 10 * time.Second // not a speed assertion: the unfixed call never ends
 	root := t.TempDir()

@@ -27,6 +27,8 @@ var debianTrap = [][2]string{
 // Guards against: a search that ignore rules made short or empty without a
 // word (an agent then concludes the files do not exist), a notice that
 // names no rule or a wrong count, a notice on a result that hit its limit.
+//
+// Checks SPEC §5.
 func TestIgnoredNotice_DebianTrap(t *testing.T) {
 	s := start(t)
 	grepWrite(t, s.Root, debianTrap)
@@ -64,6 +66,8 @@ func TestIgnoredNotice_DebianTrap(t *testing.T) {
 // a repository's info/exclude and the global excludes file (named by its
 // absolute path: it lies outside the workspace), and the counts agree with
 // git's own list of ignored files.
+//
+// Checks SPEC §5.
 func TestIgnoredNotice_NamesTheRuleGitNames(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is required")

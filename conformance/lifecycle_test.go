@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestLifecycle_RequestBeforeInitialize checks SPEC §1: a request before
+// initialize is -32002.
 func TestLifecycle_RequestBeforeInitialize(t *testing.T) {
 	s := start(t, withoutInitialize())
 	_, e := s.request(t, "tools/list", nil)
@@ -21,6 +23,8 @@ func TestLifecycle_RequestBeforeInitialize(t *testing.T) {
 	require.Contains(t, string(res), `"name":"toolrpc"`)
 }
 
+// TestLifecycle_InitializeResult checks SPEC §1, §2: the initialize result and
+// its limits.
 func TestLifecycle_InitializeResult(t *testing.T) {
 	s := start(t)
 	var init struct {
@@ -50,6 +54,7 @@ func TestLifecycle_InitializeResult(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "scratch dir exists before any spill")
 }
 
+// TestLifecycle_UnknownMethod checks SPEC §1, §10: an unknown method is -32601.
 func TestLifecycle_UnknownMethod(t *testing.T) {
 	s := start(t)
 	e := s.callErr(t, "tools/nope", map[string]any{})
@@ -57,12 +62,15 @@ func TestLifecycle_UnknownMethod(t *testing.T) {
 	require.Contains(t, e.Message, "tools/nope")
 }
 
+// TestLifecycle_InitializeTwice checks SPEC §1: a second initialize is refused.
 func TestLifecycle_InitializeTwice(t *testing.T) {
 	s := start(t)
 	e := s.callErr(t, "initialize", map[string]any{"capabilities": map[string]any{}})
 	require.EqualValues(t, -32600, e.Code)
 }
 
+// TestLifecycle_BadSessionID checks SPEC §1, §10: a bad sessionId is
+// INVALID_ARGUMENT.
 func TestLifecycle_BadSessionID(t *testing.T) {
 	// ".." once resolved the scratch dir to the data dir itself, so shutdown
 	// would have removed the whole data dir.
@@ -82,6 +90,8 @@ func TestLifecycle_BadSessionID(t *testing.T) {
 	}
 }
 
+// TestLifecycle_MalformedFramesThenGoodRequest checks SPEC §1, §10: malformed
+// frames are answered and the next request is served.
 func TestLifecycle_MalformedFramesThenGoodRequest(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -115,6 +125,8 @@ func TestLifecycle_MalformedFramesThenGoodRequest(t *testing.T) {
 	}
 }
 
+// TestLifecycle_CaseInsensitiveHeaders checks SPEC §1: header names are
+// case-insensitive.
 func TestLifecycle_CaseInsensitiveHeaders(t *testing.T) {
 	s := start(t)
 	body := `{"jsonrpc":"2.0","id":"ci","method":"tools/list"}`
@@ -123,6 +135,8 @@ func TestLifecycle_CaseInsensitiveHeaders(t *testing.T) {
 	require.Nil(t, f.Error)
 }
 
+// TestLifecycle_OversizedFrameSkippedWithoutAllocation checks SPEC §1: a frame
+// over MAX_FRAME_BYTES is answered and skipped.
 func TestLifecycle_OversizedFrameSkippedWithoutAllocation(t *testing.T) {
 	s := start(t)
 	const size = 64*1024*1024 + 1
@@ -156,6 +170,8 @@ func TestLifecycle_OversizedFrameSkippedWithoutAllocation(t *testing.T) {
 	require.Less(t, hwmKB, int64(48*1024), "peak RSS %d kB suggests the oversized body was allocated", hwmKB)
 }
 
+// TestLifecycle_IDsEchoedExactly checks SPEC §1: ids are echoed exactly as
+// sent.
 func TestLifecycle_IDsEchoedExactly(t *testing.T) {
 	s := start(t)
 	for _, id := range []string{`0`, `-1`, `"abc"`, `""`, `18446744073709551616`, `9007199254740993`, `1.5`, `"a\"b"`} {
@@ -178,6 +194,8 @@ func TestLifecycle_IDsEchoedExactly(t *testing.T) {
 	}
 }
 
+// TestLifecycle_InvalidIDTypeRejected checks SPEC §1: an id that is neither
+// string nor number is -32600.
 func TestLifecycle_InvalidIDTypeRejected(t *testing.T) {
 	s := start(t)
 	before := len(s.frames())
@@ -192,6 +210,8 @@ func TestLifecycle_InvalidIDTypeRejected(t *testing.T) {
 	require.True(t, found)
 }
 
+// TestLifecycle_ExitStatus checks SPEC §1: exit status 0 after shutdown, else
+// 1.
 func TestLifecycle_ExitStatus(t *testing.T) {
 	t.Run("exit after shutdown is 0", func(t *testing.T) {
 		s := start(t)
@@ -217,6 +237,8 @@ func TestLifecycle_ExitStatus(t *testing.T) {
 	})
 }
 
+// TestLifecycle_ToolsList checks SPEC §1: tools/list lists the tools with their
+// limits.
 func TestLifecycle_ToolsList(t *testing.T) {
 	s := start(t)
 	tools := decode[[]struct {

@@ -151,6 +151,8 @@ var loadBudget = 60 * time.Second
 // large file — cancelling about a third of them at random moments, then checks
 // that the server is back to its baseline: fds, no child or zombie, no process
 // of any call alive, bounded peak RSS.
+//
+// Checks SPEC §1, §6.
 func TestLoad_MixedConcurrentCalls(t *testing.T) {
 	goroot := runtime.GOROOT()
 	if _, err := os.Stat(filepath.Join(goroot, "src")); err != nil {

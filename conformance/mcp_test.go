@@ -34,6 +34,7 @@ func inMCPWords(s string) string {
 
 var lspToolName = regexp.MustCompile(`\btools/(read|grep|glob|bash|edit|write)\b`)
 
+// TestMCP_ListMatchesLSPMode checks SPEC §12: MCP tools/list matches LSP mode.
 func TestMCP_ListMatchesLSPMode(t *testing.T) {
 	lsp := start(t)
 	m := mcpStart(t, mcpOptions{})
@@ -113,6 +114,7 @@ func both(t *testing.T) (*server, *mcpServer) {
 	return lsp, mcpStart(t, mcpOptions{roots: []string{lsp.Root}})
 }
 
+// TestMCP_EveryTool checks SPEC §12: every MCP tool's result and text.
 func TestMCP_EveryTool(t *testing.T) {
 	lsp, m := both(t)
 	grepWrite(t, lsp.Root, [][2]string{{"a.txt", "one\ntwo token\nthree\n"}, {"sub/b.go", "package b // token\n"}})
@@ -159,6 +161,8 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
+// TestMCP_ErrorShapes checks SPEC §10, §12: tool failures are isError results
+// naming the data.code.
 func TestMCP_ErrorShapes(t *testing.T) {
 	lsp, m := both(t)
 	require.NoError(t, os.WriteFile(filepath.Join(lsp.Root, "blob.png"), []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o644))
@@ -232,6 +236,8 @@ func requireProgressOrder(t *testing.T, ps []mcpProgress) (map[string]string, in
 	return data, beats
 }
 
+// TestMCP_ProgressOrder checks SPEC §6.4, §12: progress notifications keep
+// per-stream seq and one rising counter, all before the result.
 func TestMCP_ProgressOrder(t *testing.T) {
 	m := mcpStart(t, mcpOptions{})
 	res, sc := m.callTool(t, "bash", map[string]any{"command": "for i in $(seq 200); do echo out $i; echo err $i >&2; done"}, "p1")
@@ -254,6 +260,7 @@ func TestMCP_ProgressOrder(t *testing.T) {
 	}
 }
 
+// TestMCP_HeartbeatWhileSilent checks SPEC §12: a silent call gets heartbeats.
 func TestMCP_HeartbeatWhileSilent(t *testing.T) {
 	m := mcpStart(t, mcpOptions{})
 	// limits.MCPHeartbeatInterval is 5 s: a 6 s silent command gets one.
@@ -291,6 +298,8 @@ func groupsOf(t testing.TB, pids []int) int {
 	return len(seen)
 }
 
+// TestMCP_CancelKillsWholeTree checks SPEC §12, §6.6: notifications/cancelled
+// kills the whole tree and nothing follows.
 func TestMCP_CancelKillsWholeTree(t *testing.T) {
 	for _, mode := range []string{"default", "sweep"} {
 		t.Run(mode, func(t *testing.T) {
@@ -327,6 +336,8 @@ func TestMCP_CancelKillsWholeTree(t *testing.T) {
 	}
 }
 
+// TestMCP_StdinEOFKillsTreesAndExits checks SPEC §12, §6.6: end of input kills
+// every tree and the server exits.
 func TestMCP_StdinEOFKillsTreesAndExits(t *testing.T) {
 	m := mcpStart(t, mcpOptions{})
 	mark := newMark(t)
@@ -343,6 +354,8 @@ func TestMCP_StdinEOFKillsTreesAndExits(t *testing.T) {
 	}
 }
 
+// TestMCP_Roots checks SPEC §3, §12: --root over the client's roots over the
+// working directory.
 func TestMCP_Roots(t *testing.T) {
 	dirs := map[string]string{}
 	for _, who := range []string{"flag", "flag2", "client", "cwd"} {

@@ -18,6 +18,8 @@ import (
 // with onprogress, and an abort whose whole tree (a setsid'd child included)
 // is dead afterwards. It installs mcpnode/'s package-lock.json when needed
 // and fails, never skips, without node.
+//
+// Checks SPEC §12.
 func TestMCPNodeClient(t *testing.T) {
 	node := npmCI(t, "mcpnode")
 	cmd := exec.Command(node, filepath.Join("mcpnode", "client.mjs"), bin)

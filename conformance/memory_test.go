@@ -42,6 +42,8 @@ func comparableBash(r bashRes) bashRes {
 // every result equal to that of the same command run alone. The peak is
 // logged; it is held to the 160 MB goal only without the race detector,
 // whose shadow memory multiplies it. Before the fix the peak was 567–592 MB.
+//
+// Checks SPEC §1, §6.1.
 func TestLoad_OutputHeavyMemory(t *testing.T) {
 	s := start(t)
 	alone := comparableBash(callBash(t, s, map[string]any{"command": heavyCommand}))

@@ -19,6 +19,8 @@ var nodeTools = []string{"tools/read", "tools/grep", "tools/bash"}
 // StreamMessageWriter, onProgress, CancellationToken), against the server
 // under test and requires every check of its JSON summary to pass. It runs
 // `npm ci` in node/ first when its modules are missing; it never skips.
+//
+// Checks SPEC §1, §6.4, §6.6.
 func TestNodeHost(t *testing.T) {
 	node := npmCI(t, "node")
 	cmd := exec.Command(node, filepath.Join("node", "host.js"), bin)

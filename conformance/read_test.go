@@ -50,6 +50,8 @@ func readBody(t *testing.T, r readReply) (lines []string) {
 
 var nextOffset = regexp.MustCompile(`Next: offset=(\d+)\.`)
 
+// TestCriterion05_ReadPagesLargeFile checks SPEC §4 (§11 criterion 5): read
+// pages a multi-megabyte file and names the next offset.
 func TestCriterion05_ReadPagesLargeFile(t *testing.T) {
 	root := t.TempDir()
 	const total = 150000
@@ -108,6 +110,8 @@ func TestCriterion05_ReadPagesLargeFile(t *testing.T) {
 	require.Contains(t, past.Notice, "150000")
 }
 
+// TestReadByteBudgetStopsWindow checks SPEC §4: the 128 KB budget stops a
+// window and sets truncated.
 func TestReadByteBudgetStopsWindow(t *testing.T) {
 	root := t.TempDir()
 	line := strings.Repeat("w", 2000)
@@ -120,6 +124,8 @@ func TestReadByteBudgetStopsWindow(t *testing.T) {
 	require.Regexp(t, `^Lines 1–65 of 500\. Stopped at the 128 KB / 4000-line result budget after 65 of the 2000 requested lines\. Next: offset=66\.$`, r.Notice)
 }
 
+// TestCriterion06_ReadRejectsBinary checks SPEC §4 (§11 criterion 6): read
+// refuses binary content with TOOL_BINARY_CONTENT.
 func TestCriterion06_ReadRejectsBinary(t *testing.T) {
 	root := t.TempDir()
 	files := map[string][]byte{
@@ -170,6 +176,8 @@ func TestCriterion06_ReadRejectsBinary(t *testing.T) {
 	})
 }
 
+// TestCriterion04_ReadClipsLongLines checks SPEC §4 (§11 criterion 4): read
+// clips lines at 16384 characters and lists them.
 func TestCriterion04_ReadClipsLongLines(t *testing.T) {
 	root := t.TempDir()
 	huge := strings.Repeat("0123456789", 420000) // 4.2 MB, one line, no newline
@@ -206,6 +214,8 @@ func TestCriterion04_ReadClipsLongLines(t *testing.T) {
 	})
 }
 
+// TestCriterion09_ReadValidUTF8 checks SPEC §4 (§11 criterion 9): read results
+// are valid UTF-8.
 func TestCriterion09_ReadValidUTF8(t *testing.T) {
 	root := t.TempDir()
 	straddle := strings.Repeat("a", 16383) + "😀😀" + strings.Repeat("b", 10) // 😀 is character 16384 and 16385
@@ -240,6 +250,7 @@ func TestCriterion09_ReadValidUTF8(t *testing.T) {
 	require.Regexp(t, `2 lines with bytes that are not valid UTF-8, shown as U\+FFFD`, r.Notice)
 }
 
+// TestReadRefusesNonRegularFiles checks SPEC §4: FIFOs and devices are refused.
 func TestReadRefusesNonRegularFiles(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
@@ -261,6 +272,8 @@ func TestReadRefusesNonRegularFiles(t *testing.T) {
 	require.Equal(t, []string{"a"}, readBody(t, r))
 }
 
+// TestReadNotFoundSuggests checks SPEC §4, §10: NOT_FOUND suggests similar
+// names.
 func TestReadNotFoundSuggests(t *testing.T) {
 	root := t.TempDir()
 	for _, n := range []string{"config.toml", "config.yaml", "config.yml", "config.json", "readme.md"} {
@@ -279,6 +292,8 @@ func TestReadNotFoundSuggests(t *testing.T) {
 	require.Equal(t, "NOT_FOUND", e.Kind)
 }
 
+// TestReadTagTracksChanges checks SPEC §4, §8: the tag names the file's
+// version.
 func TestReadTagTracksChanges(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "f.txt")

@@ -264,6 +264,8 @@ func TestRemote_HostDeathOverSSH(t *testing.T) {
 // then the host side ends. The remote server must still kill the call's
 // tree and exit; the ssh client itself keeps its buffered output until
 // someone reads it, which is ssh's business.
+//
+// Checks SPEC §1, §12.
 func TestRemote_HostStopsReadingOverSSH(t *testing.T) {
 	d := startSSHD(t)
 	wrapperPath := d.writeWrapper(t, plainServer(t), wrapper{})

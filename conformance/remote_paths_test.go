@@ -19,6 +19,8 @@ type remoteInit struct {
 // path on the remote side. The wrapper here does not cd: like `ssh host
 // toolrpc`, the server starts in the remote login directory, so only what
 // the host names (rootUri, --root, dataDir, --data-dir) places the session.
+//
+// Checks SPEC §3, §12.
 func TestRemote_PathsAndRootsOverSSH(t *testing.T) {
 	d := startSSHD(t)
 	useBin(t, d.writeWrapper(t, plainServer(t), wrapper{name: "toolrpc-over-ssh-no-cd", noCd: true}))

@@ -24,6 +24,8 @@ import (
 // the server had written it; and stderr joins stdout. It also shows host
 // death over a pty: the client's death hangs up the terminal and the server
 // exits on SIGHUP.
+//
+// Checks SPEC §1, §12.
 func TestRemote_PtyManglesFrames(t *testing.T) {
 	d := startSSHD(t)
 	server := plainServer(t)

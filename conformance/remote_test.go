@@ -172,6 +172,8 @@ func useBin(t testing.TB, path string) {
 // -bin pointing at a wrapper that runs the server through a real sshd
 // (`ssh -T … 'cd ROOT && exec toolrpc'`), and requires every test it lists
 // to pass, except sshExceptions. The server is built without -race there.
+//
+// Checks SPEC §12.
 func TestRemote_SuiteOverSSH(t *testing.T) {
 	d := startSSHD(t)
 	wrapper := d.writeWrapper(t, plainServer(t), wrapper{})
@@ -278,6 +280,8 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 // Debian's bash sources ~/.bashrc in a non-interactive top-level shell run
 // by sshd, so every tools/bash call would print the marker (and run
 // whatever the user's bashrc runs) remotely but not locally. It must not.
+//
+// Checks SPEC §6, §12.
 func TestRemote_ToolShellSkipsBashrcUnderSSH(t *testing.T) {
 	home := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".bashrc"), []byte("echo BASHRC-SOURCED\n"), 0o644))

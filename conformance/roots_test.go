@@ -17,6 +17,7 @@ func evalDir(t *testing.T, dir string) string {
 	return ev
 }
 
+// TestRootRules checks SPEC §3: path classification and refusals.
 func TestRootRules(t *testing.T) {
 	root := evalDir(t, t.TempDir())
 	second := evalDir(t, t.TempDir())

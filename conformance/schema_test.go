@@ -117,7 +117,7 @@ func (c *schemaCheck) report(t testing.TB) {
 // TestList_OutputSchemaSameOnBothFaces: LSP tools/list lists an outputSchema
 // beside every inputSchema, MCP tools/list lists the same one for the same
 // tool, and the schemas the harnesses validate against reject what the
-// encoder never sends.
+// encoder never sends. Checks SPEC §1 (tools/list) and §12.
 func TestList_OutputSchemaSameOnBothFaces(t *testing.T) {
 	s := start(t)
 	lsp := decode[[]listedTool](t, s.call(t, "tools/list", nil))

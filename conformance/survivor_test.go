@@ -115,6 +115,8 @@ func requireKillMode(t *testing.T, mode string, serverPid, pid int) {
 // (the server stopped first so it cannot replace its guardian); the next
 // server's start-up sweep kills what they left, in both modes. Before the
 // fix the sweep only removed empty cgroups.
+//
+// Checks SPEC §1, §6.6.
 func TestSurvivors_NextServerSweeps(t *testing.T) {
 	for _, mode := range []string{"default", "sweep"} {
 		t.Run(mode, func(t *testing.T) {

@@ -17,6 +17,8 @@ var tsClientDir = filepath.Join("..", "clients", "typescript")
 // clients/typescript: tsc, then node --test against a real server) with the
 // server under test as TOOLRPC_BIN. It runs `npm ci` there first when the
 // modules are missing; it never skips.
+//
+// Checks SPEC §1.
 func TestTypeScriptClient(t *testing.T) {
 	npmCI(t, tsClientDir)
 	npm, err := exec.LookPath("npm")

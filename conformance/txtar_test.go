@@ -292,6 +292,8 @@ func (n *normaliser) walk(key string, v any) any {
 	return v
 }
 
+// TestTxtar runs every testdata/*.txtar case against the server; each case's
+// comment names the SPEC sections it checks (§1–§10) on a "Section:" line.
 func TestTxtar(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	require.NoError(t, err)
@@ -309,6 +311,7 @@ func runTxtar(t *testing.T, file string) {
 	require.NoError(t, err)
 	a := parseArchive(string(data))
 	require.Regexp(t, `(?m)^Guards against: \S`, a.Comment, "%s: the comment must name the bug the case guards against", file)
+	require.Regexp(t, `(?m)^Section: SPEC §\d`, a.Comment, "%s: the comment must name the SPEC sections the case checks", file)
 	client, ok := a.file("client")
 	require.True(t, ok, "%s: no -- client -- section", file)
 	var steps []clientStep
@@ -434,6 +437,8 @@ func waitReply(s *server, skip int, id string) {
 	}
 }
 
+// TestParseArchive is a harness self-test: it checks the suite's own machinery,
+// no section of the protocol.
 func TestParseArchive(t *testing.T) {
 	cases := []struct {
 		name string
@@ -454,6 +459,8 @@ func TestParseArchive(t *testing.T) {
 	}
 }
 
+// TestParseClientLine is a harness self-test: it checks the suite's own
+// machinery, no section of the protocol.
 func TestParseClientLine(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -486,11 +493,15 @@ func TestParseClientLine(t *testing.T) {
 	}
 }
 
+// TestLineDiff is a harness self-test: it checks the suite's own machinery, no
+// section of the protocol.
 func TestLineDiff(t *testing.T) {
 	require.Equal(t, "  a\n- b\n+ B\n  c\n+ d\n", lineDiff([]string{"a", "b", "c"}, []string{"a", "B", "c", "d"}))
 	require.Equal(t, "", lineDiff(nil, nil))
 }
 
+// TestNormaliser is a harness self-test: it checks the suite's own machinery,
+// no section of the protocol.
 func TestNormaliser(t *testing.T) {
 	n := &normaliser{paths: strings.NewReplacer("/r", "$ROOT", "/d", "$DATA"), methodOf: map[string]string{"1": "tools/list", `"i"`: "initialize"}}
 	cases := []struct {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestWording_OneLineIsSingular: messages and notices about one line say
-// "line", not "lines" ("1 lines", "lines 2 were not shown").
+// "line", not "lines" ("1 lines", "lines 2 were not shown"). Checks SPEC §4,
+// §5 and §8 (the notices).
 func TestWording_OneLineIsSingular(t *testing.T) {
 	s := start(t)
 	long := strings.Repeat("x", 20000)

@@ -5,5 +5,6 @@
 // to get the rest.
 //
 // All lists the methods; the Toolbox serves them once initialize has built a
-// Session.
+// Session. Each method's params, result and errors are specified in the
+// section of docs/protocol.md its comments name (SPEC §N is section §N).
 package methods

@@ -33,4 +33,7 @@
 // mapping is made), anything else IO_ERROR. Errorf's %w keeps the cause for
 // errors.Is and errors.As. Frames are written without HTML escaping, so a "<"
 // in a result is "<" on the wire.
+//
+// SPEC §N, here and throughout the repository, is section §N of
+// docs/protocol.md, the protocol this package serves.
 package rpc

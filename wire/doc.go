@@ -12,5 +12,6 @@
 //
 // A new result field is one edit here (plus the engine that fills it and,
 // if the MCP text block should show it, mcpserve's renderer); the schemas and
-// the TypeScript client's types follow from the type.
+// the TypeScript client's types follow from the type, and docs/protocol.md
+// (SPEC §N is its section §N) documents the field for host authors.
 package wire

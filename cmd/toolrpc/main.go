@@ -1,5 +1,5 @@
 // Command toolrpc serves an AI agent's tools over LSP-framed JSON-RPC on
-// stdio, bounding every result (see SPEC.md). With "call" it makes one call
+// stdio, bounding every result (docs/protocol.md is the contract). With "call" it makes one call
 // and prints the result, for humans and scripts; with "mcp" it serves the
 // same tools as an MCP server. Its flags are package
 // cli's.
