@@ -119,6 +119,8 @@ func overTransport() bool { return os.Getenv(transportEnv) != "" }
 // ignored with exactly one log line, and the server keeps serving. Then the
 // pid the harness sends (this test process): locally the server's parent,
 // honoured without a line; through a transport not an ancestor, so ignored.
+//
+// Checks SPEC §1 (processId, Ending), §12 Remote.
 func TestLifecycle_ProcessIDNotAncestorIgnored(t *testing.T) {
 	t.Run("a sibling process", func(t *testing.T) {
 		stranger := exec.Command("sleep", "1000")
@@ -154,6 +156,8 @@ func TestLifecycle_ProcessIDNotAncestorIgnored(t *testing.T) {
 // pipes stay open: the server exits 1. Through a transport no local process
 // is the server's ancestor: the processId is ignored, the server keeps
 // serving after the shell died, and stdin EOF ends it (status 0).
+//
+// Checks SPEC §1 (processId, Ending), §12 Remote.
 func TestLifecycle_HostDeathEndsServer(t *testing.T) {
 	s := start(t, withHostAncestor())
 	host := waitHostPID(t, s)

@@ -63,6 +63,8 @@ var podmanExceptions = []string{
 //     processes here. The processId rule still applies: no process of the
 //     suite is an ancestor of a server podman exec starts (conmon detaches).
 //     Private namespaces are the TestContainer_* cases below.
+//
+// Checks SPEC §12 Remote (every section, through podman exec -i).
 func TestContainer_SuiteOverPodman(t *testing.T) {
 	ws := containerTempDir(t)
 	goroot := runtime.GOROOT()
@@ -153,6 +155,8 @@ func TestContainer_HostDeath(t *testing.T) {
 // container's PID namespace. Before the ancestor rule the server exited at
 // once ("host process N is gone") when it named no process there, and
 // watched a stranger when it did (pid 1, the container's init, here).
+//
+// Checks SPEC §1 (processId), §12 Remote.
 func TestContainer_ProcessIDIgnored(t *testing.T) {
 	c := startContainer(t, bookwormImage, "")
 	opts := inContainer(t, c, podmanWrapper{})
@@ -176,6 +180,8 @@ func TestContainer_ProcessIDIgnored(t *testing.T) {
 // lost: the pty belongs to conmon, which outlives the client, so neither
 // stdin EOF nor the client's SIGKILL reaches the server — it runs until
 // the container stops.
+//
+// Checks SPEC §1 (frames), §12 Remote.
 func TestContainer_ExecTtyManglesFrames(t *testing.T) {
 	c := startContainer(t, bookwormImage, "")
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
@@ -210,6 +216,8 @@ func TestContainer_ExecTtyManglesFrames(t *testing.T) {
 // and read back. Without --data-dir the default state dir
 // (~/.local/state/toolrpc) cannot be created: calls still answer, a cut
 // says so without a spill path, and the server logs why.
+//
+// Checks SPEC §6.3, §7, §12 Remote.
 func TestContainer_ReadOnlyRoot(t *testing.T) {
 	c := startContainer(t, bookwormImage, "", "--read-only", "--tmpfs", "/data:rw,mode=0700")
 	opts := inContainer(t, c, podmanWrapper{})
@@ -280,6 +288,8 @@ func podmanOut(t testing.TB, args ...string) string {
 // client, sending this process's pid as processId as every LSP host does:
 // read, bash, then Close. Before the ancestor rule the server exited at
 // once (no such pid in its namespace) and the first call failed.
+//
+// Checks SPEC §1 (processId), §12 Remote.
 func TestContainer_GoClient(t *testing.T) {
 	c := startContainer(t, bookwormImage, "")
 	root := containerDir(t, c)
@@ -315,6 +325,8 @@ func TestContainer_GoClient(t *testing.T) {
 // process.pid as processId, grep, bash with forwarded chunks, cancel,
 // close) against a server in the container — the failing case:
 // the server exited at once, "host process N is gone".
+//
+// Checks SPEC §1 (processId), §6.4, §6.6, §12 Remote.
 func TestContainer_TypeScriptClient(t *testing.T) {
 	npmCI(t, tsClientDir)
 	build := exec.Command("npm", "run", "build")
@@ -356,6 +368,8 @@ func TestContainer_TypeScriptClient(t *testing.T) {
 // cookie names a pid that no longer runs). A call in a container names its
 // server by a pid of the container's namespace, which here names nothing or
 // a stranger: before the fix the host's server killed it.
+//
+// Checks SPEC §6.6, §7, §12 Remote.
 func TestContainer_HostServerSparesContainerCalls(t *testing.T) {
 	here := bin
 	c := startContainer(t, bookwormImage, "")

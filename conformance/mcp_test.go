@@ -22,11 +22,16 @@ import (
 var mcpTools = map[string]string{
 	"read": "tools/read", "grep": "tools/grep", "glob": "tools/glob",
 	"bash": "tools/bash", "edit": "tools/edit", "write": "tools/write",
+	"process_start": "tools/process/start", "process_read": "tools/process/read",
+	"process_write": "tools/process/write", "process_signal": "tools/process/signal",
+	"process_list": "tools/process/list",
 }
 
 // inMCPWords is what LSP text says in MCP's words (SPEC §12): tools by their
-// MCP names, progress as notifications/progress.
+// MCP names (tools/process/start is process_start), progress as
+// notifications/progress.
 func inMCPWords(s string) string {
+	s = strings.ReplaceAll(s, "tools/process/", "process_")
 	s = strings.ReplaceAll(s, "$/progress chunks (token: workDoneToken, else the request id)",
 		"notifications/progress messages (when the call carries a progressToken)")
 	return lspToolName.ReplaceAllString(s, "$1")
@@ -45,7 +50,7 @@ func TestMCP_ListMatchesLSPMode(t *testing.T) {
 	}](t, lsp.call(t, "tools/list", nil))
 	require.Len(t, m.tools, len(mcpTools))
 	for _, lt := range lspTools {
-		name := strings.TrimPrefix(lt.Name, "tools/")
+		name := strings.ReplaceAll(strings.TrimPrefix(lt.Name, "tools/"), "/", "_")
 		tool := m.tools[name]
 		require.NotNil(t, tool, "MCP lists %s", name)
 		require.Equal(t, inMCPWords(lt.Description), tool.Description, "%s: the same generated description, in MCP's words", name)
@@ -57,11 +62,13 @@ func TestMCP_ListMatchesLSPMode(t *testing.T) {
 		require.NotNil(t, a)
 		require.NotNil(t, a.DestructiveHint)
 		require.NotNil(t, a.OpenWorldHint)
-		readOnly := name == "read" || name == "grep" || name == "glob"
+		readOnly := name == "read" || name == "grep" || name == "glob" || name == "process_read" || name == "process_list"
 		require.Equal(t, readOnly, a.ReadOnlyHint, name)
 		require.Equal(t, !readOnly, *a.DestructiveHint, name)
-		require.Equal(t, name == "bash", *a.OpenWorldHint, "%s: only bash reaches outside the roots", name)
-		require.Equal(t, name != "bash" && name != "edit", a.IdempotentHint, name)
+		openWorld := name == "bash" || name == "process_start" || name == "process_write"
+		require.Equal(t, openWorld, *a.OpenWorldHint, "%s: only bash and what runs or feeds a process reach outside the roots", name)
+		idempotent := name == "read" || name == "grep" || name == "glob" || name == "write"
+		require.Equal(t, idempotent, a.IdempotentHint, name)
 	}
 }
 
