@@ -1,0 +1,152 @@
+package textenc
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/saintfish/chardet"
+)
+
+// Confidence thresholds of the detector (0..100). Multi-byte legacy text
+// scores 100 when its sequences are all valid and common; single-byte text
+// scores far lower, so windows-1252 also has a rule of its own (latinLike).
+var (
+	minMultiByteConfidence  = 50
+	minSingleByteConfidence = 30
+)
+
+// detected maps the detector's charset names to the encodings it may name.
+var detected = map[string]*Encoding{
+	"ISO-8859-1": Windows1252, "windows-1252": Windows1252,
+	"Shift_JIS": ShiftJIS, "EUC-JP": EUCJP, "GB-18030": GB18030,
+	"Big5": Big5, "EUC-KR": EUCKR,
+}
+
+// Detect returns the encoding of a file whose first bytes are head (atEOF:
+// head is the whole file), or nil for UTF-8 without a BOM, which includes
+// every file Detect is unsure of. A BOM decides. A head that is valid UTF-8
+// (a sequence cut by the end of head aside) or holds a NUL byte is nil. Else
+// a legacy encoding is named only when the detector is confident (for
+// windows-1252: and the head holds no valid multi-byte UTF-8 sequence, the
+// mark of damaged UTF-8), and decoding then re-encoding
+// the head (up to its last newline, when not atEOF) gives it back exactly.
+func Detect(head []byte, atEOF bool) *Encoding {
+	switch {
+	case bytes.HasPrefix(head, UTF8BOM.bom):
+		return UTF8BOM
+	case bytes.HasPrefix(head, UTF16LE.bom):
+		return UTF16LE
+	case bytes.HasPrefix(head, UTF16BE.bom):
+		return UTF16BE
+	}
+	return DetectLegacy(head, atEOF)
+}
+
+// DetectLegacy is Detect without the BOM rule: a legacy encoding or nil.
+func DetectLegacy(head []byte, atEOF bool) *Encoding {
+	if !atEOF {
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			head = head[:i+1]
+		} else {
+			head = trimCut(head)
+		}
+	}
+	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 || utf8.Valid(head) {
+		return nil
+	}
+	e := guess(head)
+	if e == nil || e == Windows1252 && hasUTF8Sequence(head) {
+		return nil
+	}
+	if _, exact := e.Decode(head); !exact {
+		return nil
+	}
+	return e
+}
+
+// guess asks the detector for head's charset and applies the thresholds.
+func guess(head []byte) *Encoding {
+	r, err := chardet.NewTextDetector().DetectBest(head)
+	if err == nil {
+		e := detected[r.Charset]
+		switch {
+		case e == nil:
+		case e == Windows1252 && r.Confidence >= minSingleByteConfidence:
+			return e
+		case e != Windows1252 && r.Confidence >= minMultiByteConfidence:
+			return e
+		}
+	}
+	if latinLike(head) {
+		return Windows1252
+	}
+	return nil
+}
+
+// latinLike reports text the detector has too little of to score: mostly
+// printable ASCII, no C0 controls but tab, newline, carriage return and form
+// feed, and every byte above 0x7f a letter or sign of windows-1252 standing
+// next to an ASCII letter or another such byte (as in "café", "naïve").
+func latinLike(b []byte) bool {
+	high := 0
+	for i, c := range b {
+		switch {
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f', c == 0x7f:
+			return false
+		case c < 0x80:
+			continue
+		case c < 0xa0 && !cp1252Sign(c), c == 0xa0 || c == 0xad:
+			return false
+		}
+		high++
+		if !latinNeighbour(b, i-1) && !latinNeighbour(b, i+1) {
+			return false
+		}
+	}
+	return high > 0 && high*4 <= len(b)
+}
+
+// cp1252Sign reports the defined punctuation of windows-1252's 0x80..0x9f.
+func cp1252Sign(c byte) bool {
+	switch c {
+	case 0x80, 0x82, 0x84, 0x85, 0x8a, 0x8c, 0x8e, 0x91, 0x92, 0x93, 0x94, 0x96, 0x97, 0x99, 0x9a, 0x9c, 0x9e, 0x9f:
+		return true
+	}
+	return false
+}
+
+func latinNeighbour(b []byte, i int) bool {
+	if i < 0 || i >= len(b) {
+		return false
+	}
+	c := b[i]
+	return c >= 0xc0 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == ' ' || c == '"' || c == '\'' || c >= 0x80 && c < 0xc0
+}
+
+// hasUTF8Sequence reports a valid multi-byte UTF-8 sequence in b: a file
+// mixing them with invalid bytes is damaged UTF-8, not a legacy encoding.
+func hasUTF8Sequence(b []byte) bool {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError && size > 1 {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// trimCut drops an incomplete multi-byte sequence at the end of b (at most
+// three bytes, so a legacy double-byte character cut in half goes too).
+func trimCut(b []byte) []byte {
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		if b[len(b)-k] < utf8.RuneSelf {
+			return b[:len(b)-k+1]
+		}
+	}
+	return b
+}
