@@ -1,0 +1,140 @@
+package lineindex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// Form is how a file's lines end: at "\n" bytes (Bytes: UTF-8 and every
+// ASCII-compatible encoding), or at the two-byte code unit U+000A of UTF-16
+// in either byte order, aligned to the file's start (SPEC §4.1).
+type Form uint8
+
+// The forms of line ending.
+const (
+	Bytes Form = iota
+	UTF16LE
+	UTF16BE
+)
+
+// nextUnit returns the index in p of the first newline unit at or after
+// start (p starts at an even file offset, start is even), or -1.
+func (form Form) nextUnit(p []byte, start int) int {
+	for start < len(p) {
+		i := bytes.IndexByte(p[start:], '\n')
+		if i < 0 {
+			return -1
+		}
+		k := start + i
+		switch {
+		case form == UTF16LE && k%2 == 0 && k+1 < len(p) && p[k+1] == 0:
+			return k
+		case form == UTF16BE && k%2 == 1 && p[k-1] == 0:
+			return k - 1
+		}
+		start = k + 1
+	}
+	return -1
+}
+
+// feedWide is feed for the UTF-16 forms: blk starts at an even offset and
+// only its last block may have an odd length.
+func (b *builder) feedWide(p []byte) {
+	for len(p) > 0 {
+		blk := p[:min(len(p), blockBytes)]
+		p = p[len(blk):]
+		b.crc = crc32Update(b.crc, blk)
+		last := -1
+		for k := b.form.nextUnit(blk, 0); k >= 0; k = b.form.nextUnit(blk, k+2) {
+			b.newlines++
+			last = k
+		}
+		if last >= 0 {
+			b.lastEnd = b.off + int64(last) + 2
+			m := Mark{Line: b.newlines + 1, Off: b.lastEnd}
+			prev := b.marks[len(b.marks)-1]
+			if m.Line-prev.Line >= b.markLines || m.Off-prev.Off >= b.markBytes {
+				b.addMark(m)
+			}
+		}
+		b.off += int64(len(blk))
+	}
+}
+
+// scanWide is Scan for the UTF-16 forms, from mark m.
+func (ix *Index) scanWide(ctx context.Context, f io.ReaderAt, m Mark, from int64, prefix int, fn LineFunc) error {
+	sr := io.NewSectionReader(f, m.Off, ix.Size-m.Off)
+	buf := make([]byte, min(int64(limits.ReadScanBufferBytes), sr.Size()+2)&^1)
+	keep := prefix + 2 // room for a "\r" unit a long line's prefix would lose
+	var cur []byte
+	long := false
+	no := m.Line
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("scan lines: %w", err)
+		}
+		n, err := io.ReadFull(sr, buf)
+		chunk := buf[:n]
+		for start := 0; start < len(chunk); {
+			k := ix.form.nextUnit(chunk, start)
+			end := k
+			if k < 0 {
+				end = len(chunk)
+			}
+			if no >= from {
+				piece := chunk[start:end]
+				if room := keep - len(cur); len(piece) > room {
+					piece, long = piece[:room], true
+				}
+				cur = append(cur, piece...)
+			}
+			if k < 0 {
+				break
+			}
+			if no >= from {
+				line := ix.form.trimCR(cur)
+				isLong := long || len(line) > prefix
+				if len(line) > prefix {
+					line = line[:prefix]
+				}
+				if !fn(no, line, isLong) {
+					return nil
+				}
+			}
+			cur, long = cur[:0], false
+			no++
+			start = k + 2
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if no >= from && no <= ix.Lines {
+				line := cur
+				isLong := long || len(line) > prefix
+				if len(line) > prefix {
+					line = line[:prefix]
+				}
+				fn(no, line, isLong)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("scan lines: %w", err)
+		}
+	}
+}
+
+// trimCR drops a trailing "\r" unit.
+func (form Form) trimCR(b []byte) []byte {
+	n := len(b)
+	if n < 2 {
+		return b
+	}
+	if form == UTF16LE && b[n-2] == '\r' && b[n-1] == 0 || form == UTF16BE && b[n-2] == 0 && b[n-1] == '\r' {
+		return b[:n-2]
+	}
+	return b
+}
