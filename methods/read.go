@@ -33,6 +33,7 @@ type readResult struct {
 	Truncated    bool       `json:"truncated"`
 	ClippedLines []int64    `json:"clippedLines,omitempty"`
 	Notice       string     `json:"notice,omitempty"`
+	Encoding     string     `json:"encoding,omitempty"` // SPEC §4.1: WHATWG label; absent = UTF-8 without BOM
 }
 
 // readBinaryData is the data of a TOOL_BINARY_CONTENT error.
@@ -110,7 +111,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	return &readResult{
 		Path: rp.Display, Root: rp.Root, Content: pg.Content, Tag: pg.Tag, Offset: offset,
 		LineCount: pg.Lines, TotalLines: pg.TotalLines, FileBytes: pg.FileBytes,
-		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice,
+		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice, Encoding: pg.Encoding,
 	}, nil
 }
 

@@ -71,7 +71,7 @@ func guess(head []byte) *Encoding {
 		e := detected[r.Charset]
 		switch {
 		case e == nil:
-		case e == Windows1252 && r.Confidence >= minSingleByteConfidence:
+		case e == Windows1252 && r.Confidence >= minSingleByteConfidence && allLatin(head):
 			return e
 		case e != Windows1252 && r.Confidence >= minMultiByteConfidence:
 			return e
@@ -95,7 +95,7 @@ func latinLike(b []byte) bool {
 			return false
 		case c < 0x80:
 			continue
-		case c < 0xa0 && !cp1252Sign(c), c == 0xa0 || c == 0xad:
+		case !latinByte(c):
 			return false
 		}
 		high++
@@ -106,10 +106,27 @@ func latinLike(b []byte) bool {
 	return high > 0 && high*4 <= len(b)
 }
 
-// cp1252Sign reports the defined punctuation of windows-1252's 0x80..0x9f.
-func cp1252Sign(c byte) bool {
+// allLatin reports whether every byte of b above 0x7f is a latinByte.
+func allLatin(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 && !latinByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// latinByte reports the bytes above 0x7f that Western European text uses:
+// the accented letters (not ×, ÷, ÿ), common signs (€ £ § © « ° · » ¿ ¡),
+// and windows-1252's quotes, dashes, ellipsis, Š š Œ œ Ž ž.
+func latinByte(c byte) bool {
+	switch {
+	case c >= 0xc0 && c <= 0xfe && c != 0xd7 && c != 0xf7:
+		return true
+	}
 	switch c {
-	case 0x80, 0x82, 0x84, 0x85, 0x8a, 0x8c, 0x8e, 0x91, 0x92, 0x93, 0x94, 0x96, 0x97, 0x99, 0x9a, 0x9c, 0x9e, 0x9f:
+	case 0x80, 0x85, 0x8a, 0x8c, 0x8e, 0x91, 0x92, 0x93, 0x94, 0x96, 0x97, 0x9a, 0x9c, 0x9e,
+		0xa1, 0xa3, 0xa7, 0xa9, 0xab, 0xb0, 0xb7, 0xbb, 0xbf:
 		return true
 	}
 	return false

@@ -34,7 +34,7 @@ var samples = []struct {
 	{"BIG5", Big5, "// 中文註釋：讀取檔案。\nint main() { return 0; } // 結束\n"},
 	{"EUC-KR", EUCKR, "// 한국어 주석입니다. 파일을 읽습니다.\nint main() { return 0; }\n"},
 	{"UTF-16", UTF16LE, "caf\u00e9 日本語\r\nline two\r\n"}, // glibc writes a BOM, little-endian here
-	{"UTF-16BE", nil, "plain\n"},                                // no BOM: the NUL rule stands (binary)
+	{"UTF-16BE", nil, "plain\n"}, // no BOM: the NUL rule stands (binary)
 }
 
 func TestDetect_Iconv(t *testing.T) {
