@@ -24,7 +24,7 @@ type window struct {
 	runs          [][2]int64 // whole lines, for the source set
 	run           [2]int64   // current run; run[0] == 0 when none
 	num           []byte
-	unsizedCut    bool // a file reporting size 0 went on past UnsizedFileMaxBytes
+	unsizedCut    bool              // a file reporting size 0 went on past UnsizedFileMaxBytes
 	enc           *textenc.Encoding // nil: UTF-8 without a BOM
 	decoded       []byte
 }
