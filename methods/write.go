@@ -22,16 +22,19 @@ func writeMethod() Method {
 			"Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, " +
 			"with the replaced file's line endings and final newline. " +
 			"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
+			"encoding names the file's encoding by the label tools/read reports (or utf-8-bom); " +
+			"by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). " +
 			"Returns the new tag; Read the file before editing it with tools/edit.",
 		InputSchema: json.RawMessage(`{"type":"object","required":["path","content"],"properties":{` +
-			`"path":{"type":"string"},"content":{"type":"string"}}}`),
+			`"path":{"type":"string"},"content":{"type":"string"},"encoding":{"type":"string","description":"the file's encoding (WHATWG label); default: the existing file's, else utf-8"}}}`),
 		Call: writeCall,
 	}
 }
 
 type writeParams struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content"`
+	Path     string  `json:"path"`
+	Content  *string `json:"content"`
+	Encoding string  `json:"encoding"`
 }
 
 // writeResult is the tools/write result.
@@ -43,6 +46,7 @@ type writeResult struct {
 	TotalLines int    `json:"totalLines"`
 	Created    bool   `json:"created"`
 	Notice     string `json:"notice,omitempty"`
+	Encoding   string `json:"encoding,omitempty"` // SPEC §4.1
 }
 
 func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -75,12 +79,12 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 			return nil, fmt.Errorf("write %s: %w", rp.Display, err)
 		}
 	}
-	res, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.Content, scratch, s.Sources)
+	res, err := lineedit.WriteEncoded(ctx, rp.Abs, rp.Display, *p.Content, p.Encoding, scratch, s.Sources)
 	if err != nil {
 		return nil, refusal(err)
 	}
 	return &writeResult{
 		Path: rp.Display, Root: string(rp.Root), Tag: res.Tag,
-		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice,
+		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice, Encoding: res.Encoding,
 	}, nil
 }

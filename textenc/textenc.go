@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Encoding is a text file's encoding other than UTF-8 without a BOM. It is
@@ -194,3 +196,27 @@ func isASCII(b []byte) bool {
 	}
 	return true
 }
+
+// Reader returns a reader of the UTF-8 text of r, bytes of a file in e
+// without its BOM (invalid input decodes as U+FFFD). For UTF-8 with or
+// without a BOM it returns r.
+func (e *Encoding) Reader(r io.Reader) io.Reader {
+	if e == nil || e.enc == nil {
+		return r
+	}
+	return e.enc.NewDecoder().Reader(r)
+}
+
+// Writer returns a writer that encodes UTF-8 text into w in e (no BOM);
+// Close flushes it and must be called. Text e cannot represent fails the
+// write. For UTF-8 it passes the text through.
+func (e *Encoding) Writer(w io.Writer) io.WriteCloser {
+	if e == nil || e.enc == nil {
+		return nopCloser{w}
+	}
+	return transform.NewWriter(w, e.enc.NewEncoder())
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
