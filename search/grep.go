@@ -66,8 +66,11 @@ type Match struct {
 
 // ContentResult is the result of a Content grep.
 type ContentResult struct {
-	Matches   []Match           `json:"matches"`
-	Tags      map[string]string `json:"tags"`
+	Matches []Match           `json:"matches"`
+	Tags    map[string]string `json:"tags"`
+	// Encodings names the encoding of each listed file whose text was
+	// decoded (SPEC §4.1); files in UTF-8 without a BOM are not listed.
+	Encodings map[string]string `json:"encodings,omitempty"`
 	Count     int               `json:"count"`
 	Files     int               `json:"files"`
 	Truncated bool              `json:"truncated"`
