@@ -31,6 +31,14 @@ var detected = map[string]*Encoding{
 // mark of damaged UTF-8), and decoding then re-encoding
 // the head (up to its last newline, when not atEOF) gives it back exactly.
 func Detect(head []byte, atEOF bool) *Encoding {
+	if e := ByBOM(head); e != nil {
+		return e
+	}
+	return DetectLegacy(head, atEOF)
+}
+
+// ByBOM returns the encoding the BOM at the start of head names, or nil.
+func ByBOM(head []byte) *Encoding {
 	switch {
 	case bytes.HasPrefix(head, UTF8BOM.bom):
 		return UTF8BOM
@@ -39,7 +47,7 @@ func Detect(head []byte, atEOF bool) *Encoding {
 	case bytes.HasPrefix(head, UTF16BE.bom):
 		return UTF16BE
 	}
-	return DetectLegacy(head, atEOF)
+	return nil
 }
 
 // DetectLegacy is Detect without the BOM rule: a legacy encoding or nil.

@@ -110,7 +110,7 @@ func SniffText(head []byte, atEOF bool) (enc *textenc.Encoding, binary bool, rea
 	if len(head) > limits.SniffBytes {
 		head, atEOF = head[:limits.SniffBytes], false
 	}
-	if e := textenc.Detect(head, atEOF); e != nil && e.Unit() == 2 {
+	if e := textenc.ByBOM(head); e != nil && e.Unit() == 2 {
 		body := head[len(e.BOM()):]
 		if !atEOF {
 			body = body[:len(body)&^1]
