@@ -107,7 +107,8 @@ func (e *Encoding) BigEndian() bool { return e != nil && e.be }
 func (e *Encoding) Transcoded() bool { return e != nil && e.enc != nil }
 
 // Describe returns the notice phrase for a file in e, e.g. "The file is
-// windows-1252, shown decoded; edits keep that encoding."; "" for nil.
+// windows-1252 (detected), shown decoded; edits keep that encoding."; ""
+// for nil.
 func (e *Encoding) Describe() string {
 	switch {
 	case e == nil:
@@ -115,7 +116,7 @@ func (e *Encoding) Describe() string {
 	case e.enc == nil:
 		return "The file is UTF-8 with a byte-order mark (not shown); edits keep it."
 	case e.bom != nil:
-		return fmt.Sprintf("The file is %s with a byte-order mark, shown decoded; edits keep that encoding.", strings.ToUpper(e.name))
+		return fmt.Sprintf("The file is %s (byte-order mark), shown decoded; edits keep that encoding.", e.name)
 	}
 	return fmt.Sprintf("The file is %s (detected), shown decoded; edits keep that encoding.", e.name)
 }
