@@ -111,17 +111,32 @@ func latinLike(b []byte) bool {
 			return false
 		}
 	}
-	return high > 0 && high*4 <= len(b)
+	return high > 0 && high*4 <= len(b) && allLatin(b)
 }
 
-// allLatin reports whether every byte of b above 0x7f is a latinByte.
+// allLatin reports whether every byte of b above 0x7f is a latinByte, and
+// they are few beside the ASCII letters (at most one in three), as in Western
+// European text, never four in a row; Cyrillic or Greek in a single-byte
+// code page is mostly such bytes, in runs.
 func allLatin(b []byte) bool {
+	high, letters, run := 0, 0, 0
 	for _, c := range b {
-		if c >= 0x80 && !latinByte(c) {
+		if c < 0x80 {
+			run = 0
+		}
+		switch {
+		case c >= 0x80 && !latinByte(c):
 			return false
+		case c >= 0x80:
+			if run++; run >= 4 {
+				return false // a word of such bytes: another script
+			}
+			high++
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letters++
 		}
 	}
-	return true
+	return high*3 <= letters
 }
 
 // latinByte reports the bytes above 0x7f that Western European text uses:
