@@ -115,8 +115,10 @@ func SniffText(head []byte, atEOF bool) (enc *textenc.Encoding, binary bool, rea
 		if !atEOF {
 			body = body[:len(body)&^1]
 		}
-		binary, reason = sniffDecoded(e, body)
-		return e, binary, reason
+		if binary, reason = sniffDecoded(e, body); binary {
+			return nil, true, reason
+		}
+		return e, false, ""
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return nil, true, fmt.Sprintf("NUL byte at offset %d", i)
