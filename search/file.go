@@ -191,6 +191,10 @@ func (g *worker) decode(chunk []byte, first bool) (text []byte, exact bool) {
 	if !g.enc.Transcoded() {
 		return chunk, true
 	}
+	if g.q.Mode != Content { // no line is shown, so none needs to be editable
+		g.text = g.enc.AppendText(g.text[:0], chunk)
+		return g.text, true
+	}
 	s, exact := g.enc.Decode(chunk)
 	g.text = append(g.text[:0], s...)
 	return g.text, exact

@@ -73,7 +73,12 @@ func DetectLegacy(head []byte, atEOF bool) *Encoding {
 }
 
 // guess asks the detector for head's charset and applies the thresholds.
+// Western European text (latinLike) is windows-1252 without asking: the
+// detector costs milliseconds a file, and scores such text low anyway.
 func guess(head []byte) *Encoding {
+	if latinLike(head) {
+		return Windows1252
+	}
 	r, err := chardet.NewTextDetector().DetectBest(head)
 	if err == nil {
 		e := detected[r.Charset]
@@ -84,9 +89,6 @@ func guess(head []byte) *Encoding {
 		case e != Windows1252 && r.Confidence >= minMultiByteConfidence:
 			return e
 		}
-	}
-	if latinLike(head) {
-		return Windows1252
 	}
 	return nil
 }

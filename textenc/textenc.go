@@ -221,3 +221,16 @@ func (e *Encoding) Writer(w io.Writer) io.WriteCloser {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// AppendText appends the text of b (as Decode decodes it) to dst, without
+// Decode's exactness check: for matching, not for editing.
+func (e *Encoding) AppendText(dst, b []byte) []byte {
+	if e == nil || e.enc == nil || e.unit == 1 && isASCII(b) {
+		return append(dst, b...)
+	}
+	out, err := e.enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return append(dst, strings.ToValidUTF8(string(out), "\uFFFD")...)
+	}
+	return append(dst, out...)
+}
