@@ -121,3 +121,16 @@ func TestLookup(t *testing.T) {
 	require.ErrorContains(t, err, "unknown encoding")
 	require.True(t, bytes.Equal(UTF16LE.BOM(), []byte{0xff, 0xfe}))
 }
+
+// BenchmarkDetect times detection of a 4 KB head per sample encoding.
+func BenchmarkDetect(b *testing.B) {
+	for _, s := range samples[:9] {
+		enc := iconv(b, s.charset, s.text)
+		head := bytes.Repeat(enc, 1+4096/len(enc))[:4096]
+		b.Run(s.charset, func(b *testing.B) {
+			for b.Loop() {
+				Detect(head, false)
+			}
+		})
+	}
+}
