@@ -3,6 +3,8 @@ package lineindex
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"math/bits"
 	"errors"
 	"fmt"
 	"io"
@@ -49,12 +51,9 @@ func (b *builder) feedWide(p []byte) {
 		blk := p[:min(len(p), blockBytes)]
 		p = p[len(blk):]
 		b.crc = crc32Update(b.crc, blk)
-		last := -1
-		for k := b.form.nextUnit(blk, 0); k >= 0; k = b.form.nextUnit(blk, k+2) {
-			b.newlines++
-			last = k
-		}
-		if last >= 0 {
+		if c := b.form.countUnits(blk); c > 0 {
+			b.newlines += int64(c)
+			last := b.form.lastUnit(blk)
 			b.lastEnd = b.off + int64(last) + 2
 			m := Mark{Line: b.newlines + 1, Off: b.lastEnd}
 			prev := b.marks[len(b.marks)-1]
@@ -64,6 +63,48 @@ func (b *builder) feedWide(p []byte) {
 		}
 		b.off += int64(len(blk))
 	}
+}
+
+// Word constants of countUnits: the newline unit in each of four lanes, as
+// read little-endian from UTF-16LE and UTF-16BE bytes, and the lanes' bits.
+const (
+	unitLE   = 0x000a000a000a000a
+	unitBE   = 0x0a000a000a000a00
+	lanesLow = 0x7fff7fff7fff7fff
+	lanesTop = 0x8000800080008000
+)
+
+// countUnits counts the newline units of blk (which starts at an even file
+// offset) four at a time: a lane of v^unit is zero exactly when its unit is
+// the newline, and ((x&low)+low)|x has a lane's top bit clear exactly when
+// the lane is zero.
+func (form Form) countUnits(blk []byte) int {
+	want := uint64(unitLE)
+	if form == UTF16BE {
+		want = unitBE
+	}
+	n, i := 0, 0
+	for ; i+8 <= len(blk); i += 8 {
+		x := binary.LittleEndian.Uint64(blk[i:]) ^ want
+		t := ((x & lanesLow) + lanesLow) | x
+		n += bits.OnesCount64(^t & lanesTop)
+	}
+	for ; i+1 < len(blk); i += 2 {
+		if form == UTF16LE && blk[i] == '\n' && blk[i+1] == 0 || form == UTF16BE && blk[i] == 0 && blk[i+1] == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// lastUnit returns the index of the last newline unit of blk, or -1.
+func (form Form) lastUnit(blk []byte) int {
+	for i := (len(blk) - 2) &^ 1; i >= 0; i -= 2 {
+		if form == UTF16LE && blk[i] == '\n' && blk[i+1] == 0 || form == UTF16BE && blk[i] == 0 && blk[i+1] == '\n' {
+			return i
+		}
+	}
+	return -1
 }
 
 // scanWide is Scan for the UTF-16 forms, from mark m.
