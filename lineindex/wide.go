@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"math/bits"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/toolrpc/toolrpc/limits"
 )
@@ -84,6 +84,19 @@ func (form Form) countUnits(blk []byte) int {
 		want = unitBE
 	}
 	n, i := 0, 0
+	for ; i+32 <= len(blk); i += 32 {
+		w := blk[i : i+32 : i+32]
+		x0 := binary.LittleEndian.Uint64(w) ^ want
+		x1 := binary.LittleEndian.Uint64(w[8:]) ^ want
+		x2 := binary.LittleEndian.Uint64(w[16:]) ^ want
+		x3 := binary.LittleEndian.Uint64(w[24:]) ^ want
+		z0 := ^(((x0 & lanesLow) + lanesLow) | x0) & lanesTop
+		z1 := ^(((x1 & lanesLow) + lanesLow) | x1) & lanesTop
+		z2 := ^(((x2 & lanesLow) + lanesLow) | x2) & lanesTop
+		z3 := ^(((x3 & lanesLow) + lanesLow) | x3) & lanesTop
+		// Each z has at most one bit in every 16: shifted, four fit in one word.
+		n += bits.OnesCount64(z0 | z1>>1 | z2>>2 | z3>>3)
+	}
 	for ; i+8 <= len(blk); i += 8 {
 		x := binary.LittleEndian.Uint64(blk[i:]) ^ want
 		t := ((x & lanesLow) + lanesLow) | x

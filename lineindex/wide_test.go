@@ -118,3 +118,25 @@ func FuzzWideHostile(f *testing.F) {
 		require.Equal(t, ix.Lines, n)
 	})
 }
+
+// BenchmarkBuildForms times the pass over 64 MB of lines as UTF-8 and as
+// UTF-16LE (the SPEC §4.1 bench row's engine, without the server).
+func BenchmarkBuildForms(b *testing.B) {
+	line := "the quick brown fox jumps over the lazy dog 0123456789\n"
+	utf8Data := []byte(strings.Repeat(line, (64<<20)/len(line)))
+	wide := encodeUTF16(strings.Repeat(line, (32<<20)/len(line)), UTF16LE)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		form Form
+	}{{"utf8", utf8Data, Bytes}, {"utf16le", wide, UTF16LE}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.data)))
+			for b.Loop() {
+				if _, err := BuildForm(context.Background(), bytes.NewReader(tc.data), tc.form); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
