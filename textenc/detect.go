@@ -52,6 +52,7 @@ func ByBOM(head []byte) *Encoding {
 
 // DetectLegacy is Detect without the BOM rule: a legacy encoding or nil.
 func DetectLegacy(head []byte, atEOF bool) *Encoding {
+	whole := head // scored whole: its last line may be cut, but it tells most
 	if !atEOF {
 		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 			head = head[:i+1]
@@ -59,11 +60,11 @@ func DetectLegacy(head []byte, atEOF bool) *Encoding {
 			head = trimCut(head)
 		}
 	}
-	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 || utf8.Valid(head) {
+	if len(head) == 0 || bytes.IndexByte(whole, 0) >= 0 || utf8.Valid(head) && utf8.Valid(trimCut(whole)) {
 		return nil
 	}
-	e := guess(head)
-	if e == nil || e == Windows1252 && hasUTF8Sequence(head) {
+	e := guess(whole)
+	if e == nil || e == Windows1252 && hasUTF8Sequence(whole) {
 		return nil
 	}
 	if _, exact := e.Decode(head); !exact {

@@ -72,6 +72,8 @@ func TestDetect_UTF8StaysUTF8(t *testing.T) {
 func TestDetect_DamagedUTF8IsNotLatin(t *testing.T) {
 	// Mostly UTF-8 with one stray byte: shown as today, never as mojibake.
 	require.Nil(t, Detect([]byte("café crème brûlée \xe9 voilà\n"), true))
+	// The UTF-8 is on a last line the head cuts: it still counts.
+	require.Nil(t, Detect([]byte("hit caf\xe9 latin-1\nhit "+strings.Repeat("日本", 2000)), false))
 }
 
 func TestDetect_NULIsNotText(t *testing.T) {
