@@ -148,7 +148,7 @@ func SniffText(head []byte, atEOF bool) (enc *textenc.Encoding, binary bool, rea
 // of body, bytes of a file in e: U+FFFD (bytes that do not decode) counts
 // as non-printable.
 func sniffDecoded(e *textenc.Encoding, body []byte) (binary bool, reason string) {
-	text, _ := e.Decode(body)
+	text := string(e.AppendText(nil, body))
 	if i := strings.IndexByte(text, 0); i >= 0 {
 		return true, fmt.Sprintf("NUL character in the first %d bytes (%s)", len(body), e.Name())
 	}
