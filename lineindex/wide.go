@@ -79,6 +79,10 @@ const (
 // the newline, and ((x&low)+low)|x has a lane's top bit clear exactly when
 // the lane is zero.
 func (form Form) countUnits(blk []byte) int {
+	if form.latin1Only(blk) {
+		// Every unit is U+0000..U+00FF: each 0x0a byte is a newline unit.
+		return bytes.Count(blk, []byte{'\n'})
+	}
 	want := uint64(unitLE)
 	if form == UTF16BE {
 		want = unitBE
@@ -108,6 +112,38 @@ func (form Form) countUnits(blk []byte) int {
 		}
 	}
 	return n
+}
+
+// latin1Only reports whether every whole unit of blk has a zero high byte
+// (the odd bytes for UTF-16LE, the even ones for UTF-16BE), OR-ing words
+// together, and blk has no odd trailing byte.
+func (form Form) latin1Only(blk []byte) bool {
+	if len(blk)%2 != 0 {
+		return false
+	}
+	high := uint64(0xff00ff00ff00ff00)
+	if form == UTF16BE {
+		high = 0x00ff00ff00ff00ff
+	}
+	var acc uint64
+	i := 0
+	for ; i+32 <= len(blk); i += 32 {
+		w := blk[i : i+32 : i+32]
+		acc |= binary.LittleEndian.Uint64(w) | binary.LittleEndian.Uint64(w[8:]) |
+			binary.LittleEndian.Uint64(w[16:]) | binary.LittleEndian.Uint64(w[24:])
+	}
+	for ; i+8 <= len(blk); i += 8 {
+		acc |= binary.LittleEndian.Uint64(blk[i:])
+	}
+	if acc&high != 0 {
+		return false
+	}
+	for ; i+1 < len(blk); i += 2 {
+		if form == UTF16LE && blk[i+1] != 0 || form == UTF16BE && blk[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lastUnit returns the index of the last newline unit of blk, or -1.
