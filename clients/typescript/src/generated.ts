@@ -453,10 +453,12 @@ export interface ReadResult {
   notice?: string;
 }
 
-/** Params of tools/write: Creates or replaces a file with content, atomically (readers never see a partial file), creating missing parent directories. An existing file keeps its mode. Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, with the replaced file's line endings and final newline. Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). Returns the new tag; Read the file before editing it with tools/edit. */
+/** Params of tools/write: Creates or replaces a file with content, atomically (readers never see a partial file), creating missing parent directories. An existing file keeps its mode. Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, with the replaced file's line endings and final newline. Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). encoding names the file's encoding by the label tools/read reports (or utf-8-bom); by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). Returns the new tag; Read the file before editing it with tools/edit. */
 export interface WriteParams {
   path: string;
   content: string;
+  /** the file's encoding (WHATWG label); default: the existing file's, else utf-8 */
+  encoding?: string;
 }
 
 /** Result of tools/write. */
