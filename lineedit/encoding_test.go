@@ -107,17 +107,30 @@ func TestEditWindows1252_10MB(t *testing.T) {
 	require.Equal(t, old[starts[n+1]:], got[starts[n]+len(newLine):], "bytes after the line")
 }
 
-func TestEditUnrepresentableRefused(t *testing.T) {
-	old := []byte("caf\xe9\r\nline two\r\n")
-	abs := filepath.Join(t.TempDir(), "f.txt")
-	require.NoError(t, os.WriteFile(abs, old, 0o644))
-	_, err := editLine(t, abs, 2, "check ✓")
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	require.Equal(t, Unencodable, e.Refusal)
-	require.Contains(t, e.Msg, `'✓' (U+2713) cannot be written in windows-1252`)
-	got, _ := os.ReadFile(abs)
-	require.Equal(t, old, got)
+// TestEditUnencodableRefused: an edit the file's encoding cannot hold, or
+// one of a UTF-16 file that does not decode exactly, is refused and the file
+// is unchanged.
+func TestEditUnencodableRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, msg string
+		line            int
+		old             []byte
+	}{
+		{"unrepresentable", "check ✓", `'✓' (U+2713) cannot be written in windows-1252`, 2, []byte("caf\xe9\r\nline two\r\n")},
+		{"utf-16 not exact", "b", "", 1, []byte{0xff, 0xfe, 'a', 0, '\n', 0, 0x00, 0xd8, '\n', 0}}, // a lone surrogate on line 2
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			abs := filepath.Join(t.TempDir(), "f.txt")
+			require.NoError(t, os.WriteFile(abs, tc.old, 0o644))
+			_, err := editLine(t, abs, tc.line, tc.text)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			require.Equal(t, Unencodable, e.Refusal)
+			require.Contains(t, e.Msg, tc.msg)
+			got, _ := os.ReadFile(abs)
+			require.Equal(t, tc.old, got)
+		})
+	}
 }
 
 func TestEditKeepsUTF8BOM(t *testing.T) {
@@ -128,18 +141,6 @@ func TestEditKeepsUTF8BOM(t *testing.T) {
 	got, _ := os.ReadFile(abs)
 	require.Equal(t, "\xef\xbb\xbfuno\ntwo\n", string(got))
 	require.Contains(t, res.Content, "1:uno\n2:two\n")
-}
-
-func TestEditUTF16NotExactRefused(t *testing.T) {
-	old := []byte{0xff, 0xfe, 'a', 0, '\n', 0, 0x00, 0xd8, '\n', 0} // a lone surrogate on line 2
-	abs := filepath.Join(t.TempDir(), "f.txt")
-	require.NoError(t, os.WriteFile(abs, old, 0o644))
-	_, err := editLine(t, abs, 1, "b")
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	require.Equal(t, Unencodable, e.Refusal)
-	got, _ := os.ReadFile(abs)
-	require.Equal(t, old, got)
 }
 
 func TestWriteEncoded(t *testing.T) {
