@@ -27,17 +27,30 @@ var mcpTools = map[string]string{
 	"process_list": "tools/process/list",
 }
 
+// mcpAnnotations are the MCP annotations each tool must carry (SPEC §12):
+// read, grep, glob and the process reads only read; bash and the process
+// tools that start or feed a command reach outside the roots.
+var mcpAnnotations = map[string]struct{ readOnly, destructive, idempotent, openWorld bool }{
+	"read": {readOnly: true, idempotent: true}, "grep": {readOnly: true, idempotent: true},
+	"glob": {readOnly: true, idempotent: true}, "bash": {destructive: true, openWorld: true},
+	"edit": {destructive: true}, "write": {destructive: true, idempotent: true},
+	"process_start": {destructive: true, openWorld: true}, "process_read": {readOnly: true},
+	"process_write": {destructive: true, openWorld: true}, "process_signal": {destructive: true},
+	"process_list": {readOnly: true},
+}
+
 // inMCPWords is what LSP text says in MCP's words (SPEC §12): tools by their
-// MCP names (tools/process/start is process_start), progress as
-// notifications/progress.
+// MCP names, progress as notifications/progress.
 func inMCPWords(s string) string {
-	s = strings.ReplaceAll(s, "tools/process/", "process_")
 	s = strings.ReplaceAll(s, "$/progress chunks (token: workDoneToken, else the request id)",
 		"notifications/progress messages (when the call carries a progressToken)")
+	s = lspProcessName.ReplaceAllString(s, "process_$1")
 	return lspToolName.ReplaceAllString(s, "$1")
 }
 
 var lspToolName = regexp.MustCompile(`\btools/(read|grep|glob|bash|edit|write)\b`)
+
+var lspProcessName = regexp.MustCompile(`\btools/process/(start|read|write|signal|list)\b`)
 
 // TestMCP_ListMatchesLSPMode checks SPEC §12: MCP tools/list matches LSP mode.
 func TestMCP_ListMatchesLSPMode(t *testing.T) {
@@ -49,8 +62,10 @@ func TestMCP_ListMatchesLSPMode(t *testing.T) {
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}](t, lsp.call(t, "tools/list", nil))
 	require.Len(t, m.tools, len(mcpTools))
+	require.Len(t, lspTools, len(mcpTools))
 	for _, lt := range lspTools {
-		name := strings.ReplaceAll(strings.TrimPrefix(lt.Name, "tools/"), "/", "_")
+		name := toolNameMCP(lt.Name)
+		require.Equal(t, lt.Name, mcpTools[name], "%s serves %s", name, lt.Name)
 		tool := m.tools[name]
 		require.NotNil(t, tool, "MCP lists %s", name)
 		require.Equal(t, inMCPWords(lt.Description), tool.Description, "%s: the same generated description, in MCP's words", name)
@@ -62,13 +77,11 @@ func TestMCP_ListMatchesLSPMode(t *testing.T) {
 		require.NotNil(t, a)
 		require.NotNil(t, a.DestructiveHint)
 		require.NotNil(t, a.OpenWorldHint)
-		readOnly := name == "read" || name == "grep" || name == "glob" || name == "process_read" || name == "process_list"
-		require.Equal(t, readOnly, a.ReadOnlyHint, name)
-		require.Equal(t, !readOnly, *a.DestructiveHint, name)
-		openWorld := name == "bash" || name == "process_start" || name == "process_write"
-		require.Equal(t, openWorld, *a.OpenWorldHint, "%s: only bash and what runs or feeds a process reach outside the roots", name)
-		idempotent := name == "read" || name == "grep" || name == "glob" || name == "write"
-		require.Equal(t, idempotent, a.IdempotentHint, name)
+		want := mcpAnnotations[name]
+		require.Equal(t, want.readOnly, a.ReadOnlyHint, name)
+		require.Equal(t, want.destructive, *a.DestructiveHint, name)
+		require.Equal(t, want.openWorld, *a.OpenWorldHint, "%s: only bash and the commands it starts reach outside the roots", name)
+		require.Equal(t, want.idempotent, a.IdempotentHint, name)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestMCPNodeClient(t *testing.T) {
 	require.Empty(t, failed, "failed checks of mcpnode/client.mjs")
 	require.True(t, summary.OK, "client.mjs summary not ok: %s", stdout.String())
 	require.NoError(t, runErr, "client.mjs exit status; stderr:\n%s", stderr.String())
-	require.Equal(t, []string{"bash", "edit", "glob", "grep", "read", "write"}, summary.Tools)
+	require.Equal(t, []string{"bash", "edit", "glob", "grep", "process_list", "process_read", "process_signal", "process_start", "process_write", "read", "write"}, summary.Tools)
 	require.Greater(t, len(summary.Checks), 10)
 	t.Logf("client.mjs: %d checks passed; progress the SDK dropped as late (typescript-sdk#2580): %v", len(summary.Checks), summary.LateProgress)
 }

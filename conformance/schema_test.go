@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
@@ -147,5 +148,8 @@ func TestList_OutputSchemaSameOnBothFaces(t *testing.T) {
 	require.Len(t, c.violations, 3)
 }
 
-// toolNameMCP is the MCP name of an LSP tool method ("tools/read" -> "read").
-func toolNameMCP(method string) string { return method[len("tools/"):] }
+// toolNameMCP is the MCP name of an LSP tool method ("tools/read" -> "read",
+// "tools/process/start" -> "process_start").
+func toolNameMCP(method string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(method, "tools/"), "/", "_")
+}

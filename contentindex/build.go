@@ -155,7 +155,8 @@ func (b *builder) addFile(i int) {
 }
 
 // scanFile reads the file at abs into set (after a Reset) and returns what
-// an index records of it. Binary files (SPEC §4), files larger than
+// an index records of it. Binary files (SPEC §4), files in an encoding
+// grep decodes (SPEC §4.1), files larger than
 // limits.IndexMaxFileBytes, files that change while read and files whose
 // mtime lies within limits.IndexRacyWindow of now are not marked indexed:
 // grep always reads them.
@@ -187,8 +188,12 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime i
 			break
 		}
 		if first {
-			if bin, _ := walk.Sniff(buf[:min(n, limits.SniffBytes)], size <= limits.SniffBytes); bin {
+			enc, bin, _ := walk.SniffText(buf[:min(n, limits.SniffBytes)], size <= limits.SniffBytes)
+			if bin {
 				return size, mtime, docBinary
+			}
+			if enc.Transcoded() {
+				return size, mtime, docDecoded // grep matches its decoded text: left to the scan path
 			}
 		}
 		set.Add(buf[:n])

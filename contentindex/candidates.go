@@ -119,7 +119,7 @@ func (m *Manager) classify(abs string, size, mtime int64) int32 {
 				if d.Indexed {
 					return int32(id) // a file binary by name is never indexed
 				}
-				held = d.Binary || d.Size > limits.IndexMaxFileBytes
+				held = d.Binary || d.Decoded || d.Size > limits.IndexMaxFileBytes
 			}
 		}
 	}

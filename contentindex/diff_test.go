@@ -1,18 +1,22 @@
 package contentindex
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/search"
+	"github.com/toolrpc/toolrpc/textenc"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -46,7 +50,7 @@ func (tr *tree) randomName() string {
 func (tr *tree) write(rel string, fresh bool) {
 	abs := filepath.Join(tr.root, rel)
 	require.NoError(tr.t, os.MkdirAll(filepath.Dir(abs), 0o755))
-	require.NoError(tr.t, os.WriteFile(abs, genText(tr.r, tr.r.IntN(60)), 0o644))
+	require.NoError(tr.t, os.WriteFile(abs, genEncoded(tr.r, tr.r.IntN(60)), 0o644))
 	if !fresh {
 		tr.clock = tr.clock.Add(time.Second)
 		require.NoError(tr.t, os.Chtimes(abs, tr.clock, tr.clock))
@@ -100,12 +104,50 @@ func matchingFiles(t *testing.T, m *search.Matcher, files walk.FileList) []strin
 		}
 		b, err := os.ReadFile(f.Abs)
 		require.NoError(t, err)
-		if matches(m, b) {
+		if matches(m, decoded(b)) {
 			out = append(out, f.Rel)
 		}
 	}
 	return out
 }
+
+// decoded returns the text grep matches in a file's bytes b: decoded when
+// the sniff names an encoding that transcodes (SPEC §4.1), else b.
+func decoded(b []byte) []byte {
+	enc, _, _ := walk.SniffText(b, len(b) <= limits.SniffBytes)
+	if !enc.Transcoded() {
+		return b
+	}
+	text, _ := enc.Decode(bytes.TrimPrefix(b, enc.BOM()))
+	return []byte(text)
+}
+
+// genEncoded is genText, one file in eight written in windows-1252 (from
+// the tokens it has) and one in eight in UTF-16LE with a BOM.
+func genEncoded(r *rand.Rand, n int) []byte {
+	switch r.IntN(8) {
+	case 0:
+		var b strings.Builder
+		for range n {
+			b.WriteString(latinTokens[r.IntN(len(latinTokens))])
+		}
+		out, err := textenc.Windows1252.Encode(b.String())
+		if err != nil {
+			panic(err)
+		}
+		return out
+	case 1:
+		out, err := textenc.UTF16LE.Encode(strings.ToValidUTF8(string(genText(r, n)), "?"))
+		if err != nil {
+			panic(err)
+		}
+		return append(append([]byte(nil), textenc.UTF16LE.BOM()...), out...)
+	}
+	return genText(r, n)
+}
+
+// latinTokens are the tokens windows-1252 can write, with more accents.
+var latinTokens = []string{"foo", "Foo", "bar", "é", "É", "ß", "été", "café", "crème", "\r\n", "\n", " ", "k", "s", "S", "ab", "abc", "func"}
 
 // checkCandidates fails unless the candidates keep files' order and hold
 // every file that matches.
@@ -229,6 +271,11 @@ func TestOverlayServesChangedFiles(t *testing.T) {
 		require.True(t, ok)
 		var out []string
 		for i := range c.Len() {
+			if b, err := os.ReadFile(c.At(i).Abs); err == nil {
+				if enc, bin, _ := walk.SniffText(b, len(b) <= limits.SniffBytes); bin || enc.Transcoded() {
+					continue // binary or in another encoding: always a candidate
+				}
+			}
 			out = append(out, c.At(i).Rel)
 		}
 		return out
@@ -240,4 +287,33 @@ func TestOverlayServesChangedFiles(t *testing.T) {
 	require.Empty(t, rels(q2), "the overlay rules it out for another needle")
 	require.NoError(t, os.WriteFile(abs, []byte("needle_two\n"), 0o644))
 	require.True(t, slices.Contains(rels(q2), rel), "an edited file is a candidate at once")
+}
+
+// TestDecodedFilesAreCandidates: a windows-1252 and a UTF-16 file holding
+// the pattern only in their decoded text stay candidates (SPEC §4.1).
+func TestDecodedFilesAreCandidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	tr := newTree(t, r)
+	old := time.Now().Add(-time.Hour)
+	latin, _ := textenc.Windows1252.Encode("une crème brûlée\r\n")
+	wide, _ := textenc.UTF16LE.Encode("une crème brûlée\r\n")
+	for rel, data := range map[string][]byte{"enc/latin.txt": latin, "enc/wide.txt": append([]byte{0xff, 0xfe}, wide...)} {
+		abs := filepath.Join(tr.root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(abs), 0o755))
+		require.NoError(t, os.WriteFile(abs, data, 0o644))
+		require.NoError(t, os.Chtimes(abs, old, old))
+	}
+	mgr := Open(Options{DataDir: t.TempDir(), Root: tr.root, CPUPercent: 100, Logf: t.Logf})
+	defer mgr.Close()
+	waitReady(t, mgr, tr)
+	q, err := plan("crème brûlée", false, false)
+	require.NoError(t, err)
+	c, ok := mgr.Candidates(q, tr.files())
+	require.True(t, ok)
+	var rels []string
+	for i := range c.Len() {
+		rels = append(rels, c.At(i).Rel)
+	}
+	require.Contains(t, rels, "enc/latin.txt")
+	require.Contains(t, rels, "enc/wide.txt")
 }

@@ -16,7 +16,7 @@ import (
 //	root       the root's real path
 //	footer     {magic [8]byte, ndocs u32, ntri u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
 const (
-	magic      = "TRIDX003"
+	magic      = "TRIDX004" // 004: docDecoded
 	triEntry   = 12
 	docEntry   = 32
 	footerSize = 8 + 4 + 4 + 6*8
@@ -30,6 +30,9 @@ const (
 	docIndexed = 1 << iota
 	// docBinary: the document was binary when read (for statistics).
 	docBinary
+	// docDecoded: the document is text in another encoding (SPEC §4.1),
+	// which grep matches decoded: never indexed, always a candidate.
+	docDecoded
 )
 
 // List kinds, the first byte of an encoded list, plus listMasks when one

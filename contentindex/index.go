@@ -27,6 +27,7 @@ type Doc struct {
 	Size, MTime int64
 	Indexed     bool
 	Binary      bool
+	Decoded     bool // text in another encoding, matched decoded (SPEC §4.1)
 	id          uint32
 }
 
@@ -116,6 +117,7 @@ func (ix *Index) doc(id uint32) Doc {
 		MTime:   int64(binary.LittleEndian.Uint64(e[16:])),
 		Indexed: flags&docIndexed != 0,
 		Binary:  flags&docBinary != 0,
+		Decoded: flags&docDecoded != 0,
 		id:      id,
 	}
 }

@@ -2,12 +2,14 @@ package lineedit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // errChanged reports a file that ended before the line count its first
@@ -123,12 +125,32 @@ func (p *patcher) insert(l string) {
 
 // apply streams the old file r to w with hunks applied (line numbers
 // already checked against st), feeding v the lines it shows.
-func apply(ctx context.Context, r io.Reader, w io.Writer, st Stats, hunks []Hunk, v *view) (applied, error) {
+// The file is in enc: a UTF-16 file is patched as text (wideStreams), any
+// other byte for byte with its BOM kept ahead of line 1 and hunks' lines
+// already encoded.
+func apply(ctx context.Context, r io.Reader, w io.Writer, st Stats, hunks []Hunk, v *view, enc *textenc.Encoding) (applied, error) {
 	out := sourceset.NewHash()
+	sink := io.MultiWriter(w, out)
+	var raw *counter
+	finish := func() error { return nil }
+	if enc.Unit() == 2 {
+		var err error
+		if r, sink, raw, finish, err = wideStreams(r, sink, enc); err != nil {
+			return applied{}, fmt.Errorf("write: %w", err)
+		}
+	}
 	p := &patcher{
 		ctx: ctx, v: v, nl: st.ending(),
 		lr: &lineReader{br: bufio.NewReaderSize(r, bufBytes), h: sourceset.NewHash()},
-		bw: bufio.NewWriterSize(io.MultiWriter(w, out), bufBytes),
+		bw: bufio.NewWriterSize(sink, bufBytes),
+	}
+	if bom := enc.BOM(); raw == nil && len(bom) > 0 {
+		if b, _ := p.lr.br.Peek(len(bom)); bytes.Equal(b, bom) {
+			_, _ = p.lr.br.Discard(len(bom))
+			p.lr.h.Write(bom)
+			p.lr.n += int64(len(bom))
+			p.write(bom)
+		}
 	}
 	for _, h := range hunks {
 		if err := p.copyOld(h.oldStart-1, true); err != nil {
@@ -161,8 +183,15 @@ func apply(ctx context.Context, r io.Reader, w io.Writer, st Stats, hunks []Hunk
 	if p.werr == nil {
 		p.werr = p.bw.Flush()
 	}
+	if p.werr == nil {
+		p.werr = finish()
+	}
 	if p.werr != nil {
 		return applied{}, fmt.Errorf("write: %w", p.werr)
 	}
-	return applied{readBytes: p.lr.n, readSum: p.lr.h.Sum32(), newSum: out.Sum32(), newLines: p.newN}, nil
+	ap := applied{readBytes: p.lr.n, readSum: p.lr.h.Sum32(), newSum: out.Sum32(), newLines: p.newN}
+	if raw != nil {
+		ap.readBytes, ap.readSum = raw.n, raw.h.Sum32()
+	}
+	return ap, nil
 }

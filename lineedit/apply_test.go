@@ -117,7 +117,7 @@ func FuzzApply(f *testing.F) {
 			newTotal += len(h.lines) - h.oldCount
 		}
 		v := &view{show: showRanges(hunks, newTotal)}
-		ap, err := apply(context.Background(), strings.NewReader(content), &out, st, hunks, v)
+		ap, err := apply(context.Background(), strings.NewReader(content), &out, st, hunks, v, nil)
 		require.NoError(t, err)
 		want := applyRef(content, hunks)
 		require.Equal(t, want, out.String())

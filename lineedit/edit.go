@@ -14,6 +14,7 @@ import (
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // Result is a done edit: the new version's tag and each changed region with
@@ -39,7 +40,8 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 		return nil, err
 	}
 	defer f.Close()
-	st, err := Scan(ctx, f)
+	enc := fileEncoding(f)
+	st, exact, err := scanEnc(ctx, f, enc)
 	if err != nil {
 		return nil, fmt.Errorf("edit %s: read: %w", name, err)
 	}
@@ -47,7 +49,14 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 		return nil, &Error{Refusal: Stale, Tag: cur,
 			Msg: fmt.Sprintf("edit %s: tag %s is stale; the file's tag is now %s: Read it again", name, tag, cur)}
 	}
+	if !exact {
+		return nil, notExact(name, enc)
+	}
 	if err := checkHunks(abs, name, tag, st, hunks, sources); err != nil {
+		return nil, err
+	}
+	shown := hunks
+	if hunks, err = encodeHunks(name, enc, hunks); err != nil {
 		return nil, err
 	}
 	newTotal := st.lines
@@ -55,12 +64,15 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 		newTotal += len(h.lines) - h.oldCount
 	}
 	v := &view{show: showRanges(hunks, newTotal)}
-	ap, err := rewrite(ctx, f, fi, abs, name, st, hunks, v)
+	if enc.Unit() == 1 && enc.Transcoded() {
+		v.enc = enc // the view sees the file's bytes
+	}
+	ap, err := rewrite(ctx, f, fi, abs, name, st, hunks, v, enc)
 	if err != nil {
 		return nil, err
 	}
 	newTag := sourceset.TagSum(ap.newSum)
-	shifted := Shift(sources.Spans(abs, tag), hunks)
+	shifted := Shift(sources.Spans(abs, tag), shown)
 	sources.Forget(abs, tag)
 	sources.Forget(abs, newTag) // a colliding older version's lines say nothing of this one
 	for _, sp := range shifted {
@@ -133,7 +145,7 @@ func checkHunks(abs, name, tag string, st Stats, hunks []Hunk, sources *sourcese
 
 // rewrite runs the second pass from f's start into a replacement of abs and
 // commits it, unless the file changed since the first pass (st) or ctx ends.
-func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, st Stats, hunks []Hunk, v *view) (applied, error) {
+func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, st Stats, hunks []Hunk, v *view, enc *textenc.Encoding) (applied, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}
@@ -145,7 +157,7 @@ func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, 
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}
 	defer af.Abort()
-	ap, err := apply(ctx, f, af, st, hunks, v)
+	ap, err := apply(ctx, f, af, st, hunks, v, enc)
 	if err != nil && !errors.Is(err, errChanged) {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}

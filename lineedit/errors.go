@@ -12,6 +12,8 @@ const (
 	BadRange                       // an op reaches past the last line
 	Stale                          // the file's tag is not the one given, or it changed during the edit
 	NotVisible                     // an op touches lines not shown whole in this version
+	BadEncoding                    // tools/write names an unknown encoding
+	Unencodable                    // new text the file's encoding cannot represent, or a file that cannot be rewritten byte-exact
 )
 
 // Error is a refused edit or write; nothing was written.

@@ -8,6 +8,7 @@ import (
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // view collects the lines of the new version an Edit result shows.
@@ -22,6 +23,7 @@ type view struct {
 	stopped int // first line to show that the budget left out (0: none)
 	cur     []byte
 	curOver bool
+	enc     *textenc.Encoding // the lines' bytes are in enc (nil: UTF-8)
 }
 
 // lineCap is how many bytes of a line are kept for display: a line longer
@@ -48,7 +50,15 @@ func (v *view) piece(b []byte) {
 
 // add appends new line n, whose text is v.cur, to the content.
 func (v *view) add(n int) {
-	text, whole := display(v.cur, v.curOver)
+	b := v.cur
+	exact := true
+	if v.enc != nil {
+		var s string
+		s, exact = v.enc.Decode(b)
+		b = []byte(s)
+	}
+	text, whole := display(b, v.curOver)
+	whole = whole && exact
 	entry := strconv.Itoa(n) + ":" + text + "\n"
 	if !v.budget.Take(len(entry)) {
 		v.stopped = n

@@ -15,6 +15,7 @@ import (
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // Modes of what Write creates; private ones are for the session's scratch dir.
@@ -32,6 +33,9 @@ type WriteResult struct {
 	TotalLines int
 	Created    bool
 	Notice     string
+	// Encoding is the WHATWG label of the encoding written; "" for UTF-8
+	// without a BOM.
+	Encoding string
 }
 
 // Write creates or replaces abs (called name in messages) with content,
@@ -42,6 +46,14 @@ type WriteResult struct {
 // version's tag is forgotten in sources: an older version with that tag says
 // nothing of it. A refusal is an *Error.
 func Write(ctx context.Context, abs, name, content string, private bool, sources *sourceset.Set) (*WriteResult, error) {
+	return WriteEncoded(ctx, abs, name, content, "", private, sources)
+}
+
+// WriteEncoded is Write in the encoding label names (textenc.Lookup; with
+// its BOM, if it has one); "" keeps the existing file's encoding, and a new
+// file is UTF-8. Content the encoding cannot represent is an Unencodable
+// refusal naming the character, and nothing is written (SPEC §4.1).
+func WriteEncoded(ctx context.Context, abs, name, content, label string, private bool, sources *sourceset.Set) (*WriteResult, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && fi.IsDir():
@@ -52,13 +64,39 @@ func Write(ctx context.Context, abs, name, content string, private bool, sources
 		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
 	exists := err == nil
-	data, notice := unshape(ctx, abs, content, exists)
+	enc, err := writeEncoding(abs, label, exists)
+	if err != nil {
+		return nil, &Error{Refusal: BadEncoding, Msg: fmt.Sprintf("write %s: %v", name, err)}
+	}
+	text, notice := unshape(ctx, abs, content, exists)
+	body, err := enc.Encode(string(text))
+	if err != nil {
+		return nil, unencodable("write", name, err)
+	}
+	data := append(append([]byte(nil), enc.BOM()...), body...)
 	if err := create(ctx, abs, name, data, fi, private); err != nil {
 		return nil, err
 	}
 	tag := sourceset.TagOf(data)
 	sources.Forget(abs, tag)
-	return &WriteResult{Tag: tag, FileBytes: len(data), TotalLines: cut.CountLines(data), Created: !exists, Notice: notice}, nil
+	return &WriteResult{Tag: tag, FileBytes: len(data), TotalLines: cut.CountLines(text), Created: !exists, Notice: notice, Encoding: enc.Label()}, nil
+}
+
+// writeEncoding returns the encoding a write uses: label's, else the
+// existing file's, else UTF-8 (nil).
+func writeEncoding(abs, label string, exists bool) (*textenc.Encoding, error) {
+	if label != "" {
+		return textenc.Lookup(label)
+	}
+	if !exists {
+		return nil, nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, nil // create reports the error
+	}
+	defer f.Close()
+	return fileEncoding(f), nil
 }
 
 // unshape returns the bytes to write for content and a notice when content
@@ -71,7 +109,7 @@ func unshape(ctx context.Context, abs, content string, exists bool) ([]byte, str
 	ending, final := "\n", true
 	if exists {
 		if f, err := os.Open(abs); err == nil {
-			st, serr := Scan(ctx, f)
+			st, _, serr := scanEnc(ctx, f, fileEncoding(f))
 			f.Close()
 			if serr == nil && st.lines > 0 {
 				ending, final = st.ending(), st.finalNewline

@@ -21,6 +21,7 @@ type Key struct {
 	Dev, Ino     uint64
 	Size         int64
 	Mtime, Ctime int64 // Unix nanoseconds
+	Form         Form  // how its lines end (set by IndexForm)
 }
 
 // KeyOf returns the key of the file fi describes. ok is false when the
@@ -77,9 +78,16 @@ func (c *Cache) Len() int {
 // when f's key matches an index that is not racy, else a fresh pass over
 // f's first fi.Size() bytes.
 func (c *Cache) Index(ctx context.Context, f *os.File, fi os.FileInfo) (*Index, error) {
+	return c.IndexForm(ctx, f, fi, Bytes)
+}
+
+// IndexForm is Index for a file whose lines end as form says; indexes of
+// one version in different forms are cached apart.
+func (c *Cache) IndexForm(ctx context.Context, f *os.File, fi os.FileInfo, form Form) (*Index, error) {
 	k, ok := KeyOf(fi)
+	k.Form = form
 	if !ok {
-		return Build(ctx, io.NewSectionReader(f, 0, fi.Size()))
+		return BuildForm(ctx, io.NewSectionReader(f, 0, fi.Size()), form)
 	}
 	for {
 		e, owner := c.lookup(k)
@@ -132,7 +140,7 @@ func racy(e *entry) bool {
 }
 
 func (c *Cache) build(ctx context.Context, e *entry, f *os.File) (*Index, error) {
-	ix, err := Build(ctx, io.NewSectionReader(f, 0, e.key.Size))
+	ix, err := BuildForm(ctx, io.NewSectionReader(f, 0, e.key.Size), e.key.Form)
 	if err != nil {
 		err = fmt.Errorf("index %s: %w", f.Name(), err)
 	}

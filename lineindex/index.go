@@ -48,6 +48,7 @@ type Index struct {
 	// CRC is the CRC-32C (Castagnoli) of those bytes.
 	CRC uint32
 
+	form  Form
 	marks []Mark // marks[0] is {1, 0}; strictly increasing in Line and Off
 }
 
@@ -75,10 +76,13 @@ type builder struct {
 	marks     []Mark
 	markLines int64
 	markBytes int64
+	form      Form
+	lastEnd   int64 // offset after the last newline unit (UTF-16 forms)
 }
 
-func newBuilder() *builder {
+func newBuilder(form Form) *builder {
 	return &builder{
+		form:      form,
 		marks:     []Mark{{Line: 1, Off: 0}},
 		markLines: int64(markLines),
 		markBytes: int64(markBytes),
@@ -87,10 +91,14 @@ func newBuilder() *builder {
 
 // feed consumes the next bytes of the file.
 func (b *builder) feed(p []byte) {
+	if b.form != Bytes {
+		b.feedWide(p)
+		return
+	}
 	for len(p) > 0 {
 		blk := p[:min(len(p), blockBytes)]
 		p = p[len(blk):]
-		b.crc = crc32.Update(b.crc, castagnoli, blk)
+		b.crc = crc32Update(b.crc, blk)
 		if c := bytes.Count(blk, []byte{'\n'}); c > 0 {
 			b.newlines += int64(c)
 			m := Mark{Line: b.newlines + 1, Off: b.off + int64(bytes.LastIndexByte(blk, '\n')) + 1}
@@ -121,20 +129,27 @@ func (b *builder) addMark(m Mark) {
 
 func (b *builder) finish() *Index {
 	lines := b.newlines
-	if b.off > 0 && b.last != '\n' {
+	if b.form == Bytes && b.off > 0 && b.last != '\n' || b.form != Bytes && b.off > b.lastEnd {
 		lines++
 	}
 	marks := b.marks
 	if n := len(marks); n > 1 && marks[n-1].Off >= b.off {
 		marks = marks[:n-1] // a mark at the very end starts no line
 	}
-	return &Index{Size: b.off, Lines: lines, CRC: b.crc, marks: append([]Mark(nil), marks...)}
+	return &Index{Size: b.off, Lines: lines, CRC: b.crc, form: b.form, marks: append([]Mark(nil), marks...)}
 }
+
+func crc32Update(crc uint32, p []byte) uint32 { return crc32.Update(crc, castagnoli, p) }
 
 // Build reads r to its end in one pass and returns its index. It checks ctx
 // between reads.
 func Build(ctx context.Context, r io.Reader) (*Index, error) {
-	b := newBuilder()
+	return BuildForm(ctx, r, Bytes)
+}
+
+// BuildForm is Build for lines that end as form says.
+func BuildForm(ctx context.Context, r io.Reader, form Form) (*Index, error) {
+	b := newBuilder(form)
 	var buf []byte
 	if sr, ok := r.(interface{ Size() int64 }); ok && sr.Size() < limits.LineIndexPassBufferBytes {
 		buf = make([]byte, sr.Size()+1) // small files get small buffers
@@ -177,6 +192,9 @@ func (ix *Index) Scan(ctx context.Context, f io.ReaderAt, from int64, prefix int
 		return nil
 	}
 	m := ix.Nearest(from)
+	if ix.form != Bytes {
+		return ix.scanWide(ctx, f, m, from, prefix, fn)
+	}
 	sr := io.NewSectionReader(f, m.Off, ix.Size-m.Off)
 	var br *bufio.Reader
 	if size := max(limits.ReadScanBufferBytes, prefix+1); sr.Size() < int64(size) {

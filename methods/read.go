@@ -83,7 +83,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	return &wire.ReadResult{
 		Path: rp.Display, Root: wire.Root(rp.Root), Content: pg.Content, Tag: pg.Tag, Offset: offset,
 		LineCount: pg.Lines, TotalLines: pg.TotalLines, FileBytes: pg.FileBytes,
-		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice,
+		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice, Encoding: pg.Encoding,
 	}, nil
 }
 

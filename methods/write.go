@@ -23,6 +23,8 @@ func writeMethod() Method {
 				"Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, " +
 				"with the replaced file's line endings and final newline. " +
 				"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
+				"encoding names the file's encoding by the label " + f.Tool("read") + " reports (or utf-8-bom); " +
+				"by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). " +
 				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "."
 		},
 		InputSchema:  wire.InputSchema[wire.WriteParams](nil),
@@ -61,12 +63,12 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 			return nil, fmt.Errorf("write %s: %w", rp.Display, err)
 		}
 	}
-	res, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.Content, scratch, s.Sources)
+	res, err := lineedit.WriteEncoded(ctx, rp.Abs, rp.Display, *p.Content, p.Encoding, scratch, s.Sources)
 	if err != nil {
 		return nil, refusal(err)
 	}
 	return &wire.WriteResult{
 		Path: rp.Display, Root: wire.Root(rp.Root), Tag: res.Tag,
-		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice,
+		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice, Encoding: res.Encoding,
 	}, nil
 }

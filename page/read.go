@@ -14,6 +14,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -38,6 +39,9 @@ type Page struct {
 	Clipped []int64
 	// Notice says what the window holds and how to get the rest.
 	Notice string
+	// Encoding is the file's WHATWG encoding label (SPEC §4.1); "" for UTF-8
+	// without a BOM.
+	Encoding string
 }
 
 // Read returns limit lines of the text file abs (called name in messages;
@@ -88,6 +92,7 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 		Truncated: w.stopped || len(w.clipped) > 0,
 		Clipped:   w.clipped,
 		Notice:    w.notice(ix.Lines),
+		Encoding:  w.enc.Label(),
 	}, nil
 }
 
@@ -97,18 +102,19 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 // the open file, and the attempt is redone.
 func scan(ctx context.Context, f *os.File, fi fs.FileInfo, name string, offset, limit int64, cache *lineindex.Cache) (*lineindex.Index, *window, error) {
 	for attempt := 0; ; attempt++ {
-		isBinary, reason, err := walk.SniffFile(f)
+		enc, isBinary, reason, err := walk.SniffFileText(f)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		if isBinary {
 			return nil, nil, binary(name, fi.Size(), reason)
 		}
-		ix, src, cut, err := index(ctx, f, fi, cache)
+		ix, src, cut, err := index(ctx, f, fi, cache, form(enc))
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		w := newWindow(name, sourceset.TagSum(ix.CRC), offset, limit)
+		w.enc = enc
 		w.unsizedCut = cut
 		if err := ix.Scan(ctx, src, offset, linePrefix, w.add); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", name, err)
@@ -133,17 +139,28 @@ func scan(ctx context.Context, f *os.File, fi fs.FileInfo, name string, offset, 
 // whose stat size is 0 (a /proc file), a snapshot read to its end (up to
 // limits.UnsizedFileMaxBytes; cut reports a longer file), never cached
 // (SPEC §4).
-func index(ctx context.Context, f *os.File, fi fs.FileInfo, cache *lineindex.Cache) (ix *lineindex.Index, src io.ReaderAt, cut bool, err error) {
+func index(ctx context.Context, f *os.File, fi fs.FileInfo, cache *lineindex.Cache, form lineindex.Form) (ix *lineindex.Index, src io.ReaderAt, cut bool, err error) {
 	if fi.Size() != 0 {
-		ix, err = cache.Index(ctx, f, fi)
+		ix, err = cache.IndexForm(ctx, f, fi, form)
 		return ix, f, false, err
 	}
 	data, cut, err := lineindex.ReadUnsized(f, limits.UnsizedFileMaxBytes)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	ix, err = lineindex.Build(ctx, bytes.NewReader(data))
+	ix, err = lineindex.BuildForm(ctx, bytes.NewReader(data), form)
 	return ix, bytes.NewReader(data), cut, err
+}
+
+// form returns how the lines of a file in enc end.
+func form(enc *textenc.Encoding) lineindex.Form {
+	switch {
+	case enc.Unit() == 1:
+		return lineindex.Bytes
+	case enc.BigEndian():
+		return lineindex.UTF16BE
+	}
+	return lineindex.UTF16LE
 }
 
 // checkMode refuses directories and anything that is not a regular file.

@@ -57,6 +57,13 @@ func TestReadRefusals(t *testing.T) {
 	require.Equal(t, Binary, e.Refusal)
 	require.Equal(t, int64(4), e.Size)
 
+	// UTF-16 without a BOM stays binary by its NUL bytes; with one it is
+	// text (SPEC §4.1, TestReadEncodings).
+	_, _, _, err = readTest(t, "h\x00i\x00", 1, 10)
+	require.True(t, errors.As(err, &e))
+	require.Equal(t, Binary, e.Refusal)
+	require.Equal(t, "NUL byte at offset 1", e.Reason)
+
 	dir := t.TempDir()
 	_, err = Read(context.Background(), dir, "d", dir, 1, 10, lineindex.NewCache(limits.LineIndexCacheBytes), sourceset.New())
 	require.True(t, errors.As(err, &e))

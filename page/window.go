@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // window assembles the content of one Read result.
@@ -24,7 +25,9 @@ type window struct {
 	runs          [][2]int64 // whole lines, for the source set
 	run           [2]int64   // current run; run[0] == 0 when none
 	num           []byte
-	unsizedCut    bool // a file reporting size 0 went on past UnsizedFileMaxBytes
+	unsizedCut    bool              // a file reporting size 0 went on past UnsizedFileMaxBytes
+	enc           *textenc.Encoding // nil: UTF-8 without a BOM
+	decoded       []byte
 }
 
 func newWindow(display, tag string, offset, limit int64) *window {
@@ -39,12 +42,14 @@ func newWindow(display, tag string, offset, limit int64) *window {
 // add formats line no; it is the lineindex.LineFunc of the scan.
 func (w *window) add(no int64, line []byte, long bool) bool {
 	text, clipped, lossy := line, long, false
-	if long || len(line) > limits.MaxLineChars || !utf8.Valid(line) {
+	if w.enc != nil {
+		text, lossy = w.decode(no, line, long)
+	}
+	if long || len(text) > limits.MaxLineChars || !utf8.Valid(text) {
 		// Only such lines can need clipping or repair (a line has no more
 		// characters than bytes); the rest are shown as they are.
-		var s string
-		s, clipped, lossy = cut.ClipLine(line)
-		text, clipped = []byte(s), clipped || long
+		s, c, l := cut.ClipLine(text)
+		text, clipped, lossy = []byte(s), c || long, l || lossy
 	}
 	w.num = strconv.AppendInt(w.num[:0], no, 10)
 	size := len(w.num) + 1 + len(text) + 1
@@ -71,6 +76,24 @@ func (w *window) add(no int64, line []byte, long bool) bool {
 		w.run[1] = no
 	}
 	return int64(w.count) < w.limit
+}
+
+// decode returns line, bytes of a file in w.enc, as UTF-8 text without the
+// BOM; lossy reports text that would not encode back to the same bytes. A
+// long line's prefix may end inside a character; it is clipped anyway.
+func (w *window) decode(no int64, line []byte, long bool) (text []byte, lossy bool) {
+	if no == 1 {
+		line = bytes.TrimPrefix(line, w.enc.BOM())
+	}
+	if !w.enc.Transcoded() {
+		return line, false
+	}
+	if long && w.enc.Unit() == 2 {
+		line = line[:len(line)&^1]
+	}
+	s, exact := w.enc.Decode(line)
+	w.decoded = append(w.decoded[:0], s...)
+	return w.decoded, !exact && !long
 }
 
 func (w *window) flushRun() {
@@ -111,6 +134,9 @@ func (w *window) notice(total int64) string {
 	if w.lossy > 0 {
 		parts = append(parts, fmt.Sprintf("%s with bytes that are not valid UTF-8, shown as U+FFFD and counted as clipped.",
 			plural(w.lossy, "line", "lines")))
+	}
+	if d := w.enc.Describe(); d != "" {
+		parts = append(parts, d)
 	}
 	if w.unsizedCut {
 		parts = append(parts, fmt.Sprintf("The file reports size 0; only its first %d MiB were read.", limits.UnsizedFileMaxBytes/limits.MiB))

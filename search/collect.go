@@ -25,6 +25,8 @@ type fileResult struct {
 	lines []line // content mode
 	count int    // matching lines (all of them in count mode, ≥1 = has a match)
 	tag   string // content mode, when lines is not empty
+	// encoding is the file's WHATWG label when its text was decoded (SPEC §4.1).
+	encoding string
 }
 
 // collector merges file results in order and stops when the result is full.
@@ -66,7 +68,7 @@ func (c *collector) add(abs string, r fileResult) bool {
 	if c.q.Mode != Content {
 		return c.addEntry(c.display(abs), r)
 	}
-	f := &shownFile{c: c, abs: abs, display: c.display(abs), tag: r.tag, runTo: -1}
+	f := &shownFile{c: c, abs: abs, display: c.display(abs), tag: r.tag, encoding: r.encoding, runTo: -1}
 	defer f.flush()
 	return f.addLines(r.lines)
 }
@@ -103,6 +105,7 @@ type shownFile struct {
 	c            *collector
 	abs, display string
 	tag          string
+	encoding     string
 	shown        bool
 	runFrom      int // the current run of whole lines for the source set
 	runTo        int
@@ -160,6 +163,9 @@ func (f *shownFile) emit(l line) bool {
 	cost := len(f.display) + len(l.text) + limits.SearchEntryOverheadBytes
 	if !f.shown {
 		cost += len(f.display) + len(f.tag) + limits.SearchEntryOverheadBytes
+		if f.encoding != "" {
+			cost += len(f.display) + len(f.encoding) + limits.SearchEntryOverheadBytes
+		}
 	}
 	if !c.budget.Take(cost) {
 		return false
@@ -169,6 +175,12 @@ func (f *shownFile) emit(l line) bool {
 			c.content.Tags = map[string]string{}
 		}
 		c.content.Tags[f.display] = f.tag
+		if f.encoding != "" {
+			if c.content.Encodings == nil {
+				c.content.Encodings = map[string]string{}
+			}
+			c.content.Encodings[f.display] = f.encoding
+		}
 		c.content.Files++
 		f.shown = true
 	}

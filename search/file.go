@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash"
@@ -10,6 +11,7 @@ import (
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/textenc"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -18,6 +20,8 @@ type worker struct {
 	q          *Query
 	maxMatches int
 	buf        []byte
+	enc        *textenc.Encoding // the current file's, when its text is decoded (SPEC §4.1)
+	text       []byte            // the decoded chunk
 }
 
 // file searches one file; unreadable and binary files yield an empty result.
@@ -44,10 +48,17 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 	if err != nil {
 		return fileResult{}
 	}
-	if binary, _ := walk.Sniff(g.buf[:n], eof); binary {
+	enc, binary, _ := walk.SniffText(g.buf[:n], eof)
+	if binary {
 		return fileResult{}
 	}
-	return g.search(ctx, &rd, g.buf[:n], eof)
+	if enc.Transcoded() || enc.BOM() != nil {
+		g.enc = enc
+		defer func() { g.enc = nil }()
+	}
+	res := g.search(ctx, &rd, g.buf[:n], eof)
+	res.encoding = enc.Label()
+	return res
 }
 
 // search searches a text file in chunks of whole lines, data being its
@@ -71,7 +82,7 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 		}
 		end := len(data)
 		if !eof {
-			i := lastNewline(data)
+			i := g.lastLineEnd(data)
 			if i < 0 {
 				// One line longer than a chunk: gather until it ends.
 				want = 2 * len(data)
@@ -82,7 +93,14 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 		want = g.q.ChunkBytes
 		chunk := data[:end]
 		if !done {
-			done = g.chunk(chunk, base, &res)
+			text, exact := g.decode(chunk, first)
+			from := len(res.lines)
+			done = g.chunk(text, base, &res)
+			if !exact {
+				for i := from; i < len(res.lines); i++ {
+					res.lines[i].whole = false // not editable: it would not encode back
+				}
+			}
 			if done && h == nil {
 				return res
 			}
@@ -100,7 +118,7 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 		if ctx.Err() != nil {
 			return fileResult{}
 		}
-		base += cut.CountLines(chunk)
+		base += g.lines(chunk)
 		rest := copy(g.buf[:cap(g.buf)], data[end:])
 		data = g.buf[:rest]
 	}
@@ -159,6 +177,75 @@ func (r *reader) fill(p []byte) (n int, eof bool, err error) {
 		r.left -= int64(m)
 	}
 	return n, r.left == 0, nil
+}
+
+// decode returns the text of chunk (whole lines of the current file; first:
+// at its start) to match: the chunk itself, or its decoded text without a
+// BOM; exact is false when that text would not encode back to chunk.
+func (g *worker) decode(chunk []byte, first bool) (text []byte, exact bool) {
+	if g.enc == nil {
+		return chunk, true
+	}
+	if first {
+		chunk = bytes.TrimPrefix(chunk, g.enc.BOM())
+	}
+	if !g.enc.Transcoded() {
+		return chunk, true
+	}
+	if g.q.Mode != Content { // no line is shown, so none needs to be editable
+		g.text = g.enc.AppendText(g.text[:0], chunk)
+		return g.text, true
+	}
+	s, exact := g.enc.Decode(chunk)
+	g.text = append(g.text[:0], s...)
+	return g.text, exact
+}
+
+// lastLineEnd returns the index of the last line ending's "\n" byte in
+// data (which starts at a line start), or -1.
+func (g *worker) lastLineEnd(data []byte) int {
+	if g.enc.Unit() == 1 {
+		return lastNewline(data)
+	}
+	be := g.enc.BigEndian()
+	for i := lastNewline(data); i >= 0; i = lastNewline(data[:i]) {
+		if !be && i%2 == 0 && i+1 < len(data) && data[i+1] == 0 {
+			return i + 1 // the unit's last byte
+		}
+		if be && i%2 == 1 && data[i-1] == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// lines counts the lines of a chunk of whole lines of the current file.
+func (g *worker) lines(chunk []byte) int {
+	if g.enc.Unit() == 1 {
+		return cut.CountLines(chunk)
+	}
+	n := 0
+	be := g.enc.BigEndian()
+	for i := 0; i+1 < len(chunk); i += 2 {
+		if !be && chunk[i] == '\n' && chunk[i+1] == 0 || be && chunk[i] == 0 && chunk[i+1] == '\n' {
+			n++
+		}
+	}
+	if len(chunk) > 0 && !g.endsLine(chunk) {
+		n++
+	}
+	return n
+}
+
+func (g *worker) endsLine(chunk []byte) bool {
+	n := len(chunk)
+	if n < 2 {
+		return false
+	}
+	if g.enc.BigEndian() {
+		return chunk[n-2] == 0 && chunk[n-1] == '\n'
+	}
+	return chunk[n-2] == '\n' && chunk[n-1] == 0
 }
 
 func lastNewline(b []byte) int {

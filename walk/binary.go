@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/textenc"
 )
 
 // binaryExtensions is the extension blocklist of SPEC §4: files whose names end
@@ -84,40 +85,92 @@ func NameReason(name string) string {
 }
 
 // Sniff reports whether head, the start of a file, marks the file as binary
-// under SPEC §4, and why. Only the first limits.SniffBytes of head are
-// inspected. atEOF tells that head holds the whole file; when it is false (or
-// head is longer than limits.SniffBytes) a UTF-8 sequence cut by the end of
-// the inspected bytes is not counted as non-printable.
+// under SPEC §4, and why. It is SniffText without the encoding.
+func Sniff(head []byte, atEOF bool) (binary bool, reason string) {
+	_, binary, reason = SniffText(head, atEOF)
+	return binary, reason
+}
+
+// SniffText reports whether head, the start of a file, marks the file as
+// binary under SPEC §4 and §4.1, and why; for text, enc is its encoding
+// (textenc.Detect; nil for UTF-8 without a BOM). Only the first
+// limits.SniffBytes of head are inspected. atEOF tells that head holds the
+// whole file; when it is false (or head is longer than limits.SniffBytes) a
+// UTF-8 sequence cut by the end of the inspected bytes is not counted as
+// non-printable.
 //
 // Binary means a NUL byte, or more than limits.BinaryNonPrintablePercent
 // percent non-printable bytes: control bytes other than \t \n \r \f \v \b
 // (DEL included), and bytes that are not part of valid UTF-8. Valid multi-byte
-// UTF-8 is printable. An empty head is text. reason is "" for text.
-func Sniff(head []byte, atEOF bool) (binary bool, reason string) {
+// UTF-8 is printable. An empty head is text. reason is "" for text. A file
+// with a UTF-16 BOM, or one textenc names a legacy encoding, is judged by its
+// decoded characters instead: a NUL character, or more than the threshold of
+// control characters and U+FFFD, is binary.
+func SniffText(head []byte, atEOF bool) (enc *textenc.Encoding, binary bool, reason string) {
 	if len(head) > limits.SniffBytes {
 		head, atEOF = head[:limits.SniffBytes], false
 	}
+	if e := textenc.ByBOM(head); e != nil && e.Unit() == 2 {
+		body := head[len(e.BOM()):]
+		if !atEOF {
+			body = body[:len(body)&^1]
+		}
+		if binary, reason = sniffDecoded(e, body); binary {
+			return nil, true, reason
+		}
+		return e, false, ""
+	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
-		return true, fmt.Sprintf("NUL byte at offset %d", i)
+		return nil, true, fmt.Sprintf("NUL byte at offset %d", i)
 	}
 	n := len(head)
 	if n == 0 {
+		return nil, false, ""
+	}
+	bad, invalid := nonPrintable(head, atEOF)
+	if bytes.HasPrefix(head, textenc.UTF8BOM.BOM()) {
+		enc = textenc.UTF8BOM
+	} else if invalid > 0 {
+		if e := textenc.DetectLegacy(head, atEOF); e != nil {
+			if binary, _ := sniffDecoded(e, head); !binary {
+				return e, false, ""
+			}
+		}
+	}
+	if bad*100 <= limits.BinaryNonPrintablePercent*n {
+		return enc, false, ""
+	}
+	pct := (bad*100 + n - 1) / n // rounded up, so it always reads above the threshold
+	return nil, true, fmt.Sprintf("%d%% non-printable bytes in the first %d", pct, n)
+}
+
+// sniffDecoded applies the NUL and non-printable rules to the characters
+// of body, bytes of a file in e: U+FFFD (bytes that do not decode) counts
+// as non-printable.
+func sniffDecoded(e *textenc.Encoding, body []byte) (binary bool, reason string) {
+	text := string(e.AppendText(nil, body))
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return true, fmt.Sprintf("NUL character in the first %d bytes (%s)", len(body), e.Name())
+	}
+	n := utf8.RuneCountInString(text)
+	if n == 0 {
 		return false, ""
 	}
-	bad := nonPrintable(head, atEOF)
+	bad, _ := nonPrintable([]byte(text), true)
+	bad += strings.Count(text, "\uFFFD")
 	if bad*100 <= limits.BinaryNonPrintablePercent*n {
 		return false, ""
 	}
-	pct := (bad*100 + n - 1) / n // rounded up, so it always reads above the threshold
-	return true, fmt.Sprintf("%d%% non-printable bytes in the first %d", pct, n)
+	pct := (bad*100 + n - 1) / n
+	return true, fmt.Sprintf("%d%% non-printable characters in the first %d bytes (%s)", pct, len(body), e.Name())
 }
 
-// nonPrintable counts the non-printable bytes of head (which holds no NUL).
+// nonPrintable counts the non-printable bytes of head (which holds no NUL),
+// and of them those that are not part of valid UTF-8 (invalid).
 // Eight bytes at a time that are all printable ASCII, tab or newline (most of
 // any text file) are skipped as one word; any other word is walked byte by
 // byte, so the count is exactly that of the byte loop alone.
-func nonPrintable(head []byte, atEOF bool) int {
-	bad := 0
+func nonPrintable(head []byte, atEOF bool) (bad, invalid int) {
 	for i := 0; i < len(head); {
 		if i+8 <= len(head) && plainWord(binary.LittleEndian.Uint64(head[i:])) {
 			i += 8
@@ -137,12 +190,13 @@ func nonPrintable(head []byte, atEOF bool) int {
 				break // a sequence cut by the end of the sniffed bytes
 			}
 			bad++
+			invalid++
 			i++
 			continue
 		}
 		i += size
 	}
-	return bad
+	return bad, invalid
 }
 
 // Word constants: the byte repeated in every lane, and the lanes' high bits.
@@ -178,14 +232,21 @@ func allowedControl(b byte) bool {
 // extension of f.Name(), else by Sniff over its first limits.SniffBytes. It
 // reads with ReadAt from offset 0, so f's read offset is left untouched.
 func SniffFile(f *os.File) (binary bool, reason string, err error) {
+	_, binary, reason, err = SniffFileText(f)
+	return binary, reason, err
+}
+
+// SniffFileText is SniffFile that also returns a text file's encoding
+// (SniffText).
+func SniffFileText(f *os.File) (enc *textenc.Encoding, binary bool, reason string, err error) {
 	if r := NameReason(f.Name()); r != "" {
-		return true, r, nil
+		return nil, true, r, nil
 	}
 	buf := make([]byte, limits.SniffBytes+1)
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return false, "", fmt.Errorf("sniff %s: %w", f.Name(), err)
+		return nil, false, "", fmt.Errorf("sniff %s: %w", f.Name(), err)
 	}
-	binary, reason = Sniff(buf[:n], n <= limits.SniffBytes)
-	return binary, reason, nil
+	enc, binary, reason = SniffText(buf[:n], n <= limits.SniffBytes)
+	return enc, binary, reason, nil
 }

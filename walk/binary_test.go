@@ -94,7 +94,12 @@ func TestSniff(t *testing.T) {
 		{"chinese", []byte(chinese), false, false, ""},
 		{"emoji", []byte(emoji), false, false, ""},
 		{"c1 controls are valid utf8", []byte(strings.Repeat("\u0085\u0090x", 100)), true, false, ""},
-		{"utf16 with NULs", utf16LE("hello world"), true, true, "NUL byte at offset 3"},
+		{"utf16 BOM is text (SPEC 4.1)", utf16LE("hello world"), true, false, ""},
+		{"utf16 without BOM keeps the NUL rule", utf16LE("hello world")[2:], true, true, "NUL byte at offset 1"},
+		{"utf16 BOM then a NUL character", utf16LE("hi\x00there"), true, true, "NUL character in the first 16 bytes (utf-16le)"},
+		{"utf16 BOM then binary", append([]byte{0xff, 0xfe}, bytes.Repeat([]byte{0x01, 0x00, 0x00, 0xd8}, 20)...), true, true, "100% non-printable characters in the first 80 bytes (utf-16le)"},
+		{"windows-1252 is text", []byte("caf\xe9 au lait\r\nline two\r\n\x93quoted\x94 cp1252\r\n"), true, false, ""},
+		{"shift_jis is text", []byte("// \x93\xfa\x96\x7b\x8c\xea\x82\xcc\x83\x52\x83\x81\x83\x93\x83\x67\x82\xc5\x82\xb7\x81\x42\n"), true, false, ""},
 		{"NUL at 12", []byte("hello world!\x00rest"), true, true, "NUL byte at offset 12"},
 		{"NUL at 0", []byte{0, 'a'}, true, true, "NUL byte at offset 0"},
 		{"NUL past sniff window ignored", append(bytes.Repeat([]byte("a"), limits.SniffBytes), 0), false, false, ""},
@@ -133,7 +138,8 @@ func TestSniffFile(t *testing.T) {
 		{"a.txt", []byte("hello\n"), false, ""},
 		{"empty.txt", nil, false, ""},
 		{"image.PNG", []byte("looks like text\n"), true, "extension .png"},
-		{"utf16.txt", utf16LE("hi"), true, "NUL byte at offset 3"},
+		{"utf16.txt", utf16LE("hi"), false, ""},
+		{"utf16-nobom.txt", utf16LE("hi")[2:], true, "NUL byte at offset 1"},
 		// The file is exactly one byte longer than the window and the window
 		// ends inside "€": the cut sequence must not count.
 		{"edge.txt", append(append(bytes.Repeat([]byte("a"), limits.SniffBytes-1), "€"...), '\n'), false, ""},
@@ -173,7 +179,8 @@ func FuzzSniff(f *testing.F) {
 		if len(window) > limits.SniffBytes {
 			window = window[:limits.SniffBytes]
 		}
-		if bytes.IndexByte(window, 0) >= 0 {
+		utf16BOM := bytes.HasPrefix(window, []byte{0xff, 0xfe}) || bytes.HasPrefix(window, []byte{0xfe, 0xff})
+		if bytes.IndexByte(window, 0) >= 0 && !utf16BOM {
 			require.True(t, gotBinary, "a NUL in the window is binary")
 			require.True(t, strings.HasPrefix(gotReason, "NUL byte at offset "))
 			return
@@ -184,7 +191,7 @@ func FuzzSniff(f *testing.F) {
 				clean = false
 			}
 		}
-		if clean {
+		if clean && !utf16BOM {
 			require.False(t, gotBinary, "valid UTF-8 without control bytes is text")
 		}
 		// Appending bytes past the window never changes the verdict.

@@ -60,7 +60,7 @@ func TestNonPrintableMatchesByteLoop(t *testing.T) {
 	for _, tc := range tests {
 		for _, atEOF := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
-				require.Equal(t, nonPrintableRef([]byte(tc.head), atEOF), nonPrintable([]byte(tc.head), atEOF))
+				require.Equal(t, nonPrintableRef([]byte(tc.head), atEOF), first(nonPrintable([]byte(tc.head), atEOF)))
 			})
 		}
 	}
@@ -71,6 +71,8 @@ func FuzzNonPrintable(f *testing.F) {
 	f.Add([]byte("abcdefg\x01hijklmn\x7f\xe2\x82"), false)
 	f.Add([]byte("abcdefg€hijklmn中文\r\n"), true)
 	f.Fuzz(func(t *testing.T, head []byte, atEOF bool) {
-		require.Equal(t, nonPrintableRef(head, atEOF), nonPrintable(head, atEOF))
+		require.Equal(t, nonPrintableRef(head, atEOF), first(nonPrintable(head, atEOF)))
 	})
 }
+
+func first(bad, _ int) int { return bad }

@@ -31,8 +31,9 @@ type EditResult struct {
 
 // WriteParams are the params of tools/write (SPEC §8).
 type WriteParams struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content"`
+	Path     string  `json:"path"`
+	Content  *string `json:"content"`
+	Encoding string  `json:"encoding,omitempty" jsonschema:"the file's encoding (a WHATWG label as read reports it, or utf-8-bom); default: the existing file's, else utf-8"`
 }
 
 // WriteResult is the result of tools/write (SPEC §8).
@@ -44,4 +45,5 @@ type WriteResult struct {
 	TotalLines int    `json:"totalLines"`
 	Created    bool   `json:"created"`
 	Notice     string `json:"notice,omitempty"`
+	Encoding   string `json:"encoding,omitempty" jsonschema:"the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1)"`
 }

@@ -37,6 +37,7 @@ type GrepMatch struct {
 type GrepContentResult struct {
 	Matches   []GrepMatch       `json:"matches"`
 	Tags      map[string]string `json:"tags" jsonschema:"path to tag, for tools/edit"`
+	Encodings map[string]string `json:"encodings,omitempty" jsonschema:"path to encoding (WHATWG label) of each listed file whose text was decoded (SPEC §4.1); UTF-8 files without a BOM are not listed"`
 	Count     int               `json:"count" jsonschema:"match entries returned"`
 	Files     int               `json:"files" jsonschema:"distinct files among them"`
 	Truncated bool              `json:"truncated"`

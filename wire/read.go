@@ -31,6 +31,7 @@ type ReadResult struct {
 	Truncated    bool    `json:"truncated"`
 	ClippedLines []int64 `json:"clippedLines,omitempty" jsonschema:"line numbers clipped in this window (not editable)"`
 	Notice       string  `json:"notice,omitempty"`
+	Encoding     string  `json:"encoding,omitempty" jsonschema:"the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1); content is shown decoded"`
 }
 
 // ReadBinaryData is the data of a TOOL_BINARY_CONTENT error.

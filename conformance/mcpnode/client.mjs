@@ -89,7 +89,7 @@ async function main() {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  eq('list: the six tools', ['bash', 'edit', 'glob', 'grep', 'read', 'write'], names);
+  eq('list: the eleven tools', ['bash', 'edit', 'glob', 'grep', 'process_list', 'process_read', 'process_signal', 'process_start', 'process_write', 'read', 'write'], names);
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   check('list: read is read-only with an outputSchema', byName.read?.annotations?.readOnlyHint === true && byName.read?.outputSchema?.type === 'object', byName.read);
   check('list: bash is destructive and open-world', byName.bash?.annotations?.destructiveHint === true && byName.bash?.annotations?.openWorldHint === true, byName.bash?.annotations);

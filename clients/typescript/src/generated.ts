@@ -7,6 +7,8 @@ export interface GrepContentResult {
   matches: GrepMatch[];
   /** path to tag, for tools/edit */
   tags: Record<string, string>;
+  /** path to encoding (WHATWG label) of each listed file whose text was decoded (SPEC §4.1); UTF-8 files without a BOM are not listed */
+  encodings?: Record<string, string>;
   /** match entries returned */
   count: number;
   /** distinct files among them */
@@ -451,12 +453,16 @@ export interface ReadResult {
   /** line numbers clipped in this window (not editable) */
   clippedLines?: number[];
   notice?: string;
+  /** the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1); content is shown decoded */
+  encoding?: string;
 }
 
-/** Params of tools/write: Creates or replaces a file with content, atomically (readers never see a partial file), creating missing parent directories. An existing file keeps its mode. Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, with the replaced file's line endings and final newline. Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). Returns the new tag; Read the file before editing it with tools/edit. */
+/** Params of tools/write: Creates or replaces a file with content, atomically (readers never see a partial file), creating missing parent directories. An existing file keeps its mode. Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, with the replaced file's line endings and final newline. Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). encoding names the file's encoding by the label tools/read reports (or utf-8-bom); by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). Returns the new tag; Read the file before editing it with tools/edit. */
 export interface WriteParams {
   path: string;
   content: string;
+  /** the file's encoding (a WHATWG label as read reports it, or utf-8-bom); default: the existing file's, else utf-8 */
+  encoding?: string;
 }
 
 /** Result of tools/write. */
@@ -468,6 +474,8 @@ export interface WriteResult {
   totalLines: number;
   created: boolean;
   notice?: string;
+  /** the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1) */
+  encoding?: string;
 }
 
 /** The tools the server lists, in name order. */
