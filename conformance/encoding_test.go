@@ -86,6 +86,8 @@ func forEachSample(t *testing.T, fn func(t *testing.T, s encSample, nl string)) 
 
 // TestEncoding_BOMDecides: a UTF-8 BOM is not shown; a UTF-16 BOM makes a
 // file with NUL bytes text, in either byte order.
+//
+// Checks SPEC §4.1 (detection), §4.
 func TestEncoding_BOMDecides(t *testing.T) {
 	root := t.TempDir()
 	files := map[string][]byte{
@@ -115,6 +117,8 @@ func TestEncoding_BOMDecides(t *testing.T) {
 
 // TestEncoding_ValidUTF8StaysUTF8: valid UTF-8 has no encoding field and no
 // notice of one, whatever its script.
+//
+// Checks SPEC §4.1 (detection).
 func TestEncoding_ValidUTF8StaysUTF8(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "u.txt"), []byte("café 日本語 中文 한국어\n"), 0o644))
@@ -128,6 +132,8 @@ func TestEncoding_ValidUTF8StaysUTF8(t *testing.T) {
 
 // TestEncoding_ReadLegacyDecoded: each listed encoding (iconv, LF and CRLF)
 // is read decoded, with its label, a notice, and the tag of its bytes.
+//
+// Checks SPEC §4.1 (read).
 func TestEncoding_ReadLegacyDecoded(t *testing.T) {
 	root := t.TempDir()
 	s := start(t, withRoot(root))
@@ -146,6 +152,8 @@ func TestEncoding_ReadLegacyDecoded(t *testing.T) {
 
 // TestEncoding_UnsureKeepsTodaysRule: bytes no detector is sure of, and
 // UTF-16 that does not decode exactly, are shown as U+FFFD and clipped.
+//
+// Checks SPEC §4.1 (detection), §4.
 func TestEncoding_UnsureKeepsTodaysRule(t *testing.T) {
 	root := t.TempDir()
 	lone := append(iconvTo(t, "UTF-16LE", "\ufeffgood line\n"), 0x00, 0xd8, 'x', 0, '\n', 0) // lone surrogate on line 2
@@ -169,6 +177,8 @@ func TestEncoding_UnsureKeepsTodaysRule(t *testing.T) {
 
 // TestEncoding_EditKeepsEncodingByteExact: replacing line 2 writes the new
 // line in the file's encoding and leaves every other byte as it was.
+//
+// Checks SPEC §4.1 (edit), §8.
 func TestEncoding_EditKeepsEncodingByteExact(t *testing.T) {
 	root := t.TempDir()
 	s := start(t, withRoot(root))
@@ -191,6 +201,8 @@ func TestEncoding_EditKeepsEncodingByteExact(t *testing.T) {
 
 // TestEncoding_EditUnrepresentableRefused: text the file's encoding cannot
 // represent is INVALID_ARGUMENT naming the character; the file is unchanged.
+//
+// Checks SPEC §4.1 (edit), §10.
 func TestEncoding_EditUnrepresentableRefused(t *testing.T) {
 	root := t.TempDir()
 	s := start(t, withRoot(root))
@@ -222,6 +234,8 @@ func TestEncoding_EditUnrepresentableRefused(t *testing.T) {
 // TestEncoding_WriteNamesEncoding: tools/write with encoding writes iconv's
 // bytes; without it an existing file keeps its encoding and a new one is
 // UTF-8.
+//
+// Checks SPEC §4.1 (write), §8.
 func TestEncoding_WriteNamesEncoding(t *testing.T) {
 	root := t.TempDir()
 	s := start(t, withRoot(root))
@@ -254,6 +268,8 @@ func TestEncoding_WriteNamesEncoding(t *testing.T) {
 // TestEncoding_GrepMatchesDecoded: grep finds café, 日本語 and 中文 in the
 // decoded text, at the line numbers read shows, and names each file's
 // encoding in content mode.
+//
+// Checks SPEC §4.1 (grep), §5.
 func TestEncoding_GrepMatchesDecoded(t *testing.T) {
 	root := t.TempDir()
 	words := []string{"café", "日本語", "中文", "한국어"}
@@ -296,6 +312,8 @@ func TestEncoding_GrepMatchesDecoded(t *testing.T) {
 
 // TestEncoding_ContentIndexEqualsScan: with 5% of a tree in legacy
 // encodings, a server with its content index built answers as one without.
+//
+// Checks SPEC §4.1 (grep), §12 resident indexes.
 func TestEncoding_ContentIndexEqualsScan(t *testing.T) {
 	root := t.TempDir()
 	old := time.Now().Add(-time.Hour)
