@@ -45,7 +45,9 @@ import (
 //
 // Normalisation keeps what the contract fixes and hides what it does not:
 // error.message becomes "<message>", a notice becomes "<notice: N N …>" (the
-// numbers it names), TOOL_BINARY_CONTENT's reason "<reason>", durationMs "<ms>", serverInfo.version "<version>",
+// numbers it names), an error's data.reason (TOOL_BINARY_CONTENT's) "<reason>",
+// durationMs "<ms>", a process's pid "<pid>" and each of its ports "<port>"
+// (§13: the kernel picks them), serverInfo.version "<version>",
 // initialize's capabilities "<capabilities>", the tools/list result
 // "<tools>", the root and data dirs "$ROOT" and "$DATA", and a spill file's
 // millisecond stamp "<ms>". Tags are kept: fixtures are fixed, so the
@@ -237,6 +239,11 @@ func (n *normaliser) line(f *frame) string {
 			if _, ok := e["message"].(string); ok {
 				e["message"] = "<message>"
 			}
+			if d, ok := e["data"].(map[string]any); ok {
+				if _, ok := d["reason"].(string); ok {
+					d["reason"] = "<reason>"
+				}
+			}
 		}
 		if r, ok := m["result"]; ok && f.Method == "" {
 			switch n.methodOf[compact(f.ID)] {
@@ -273,19 +280,23 @@ func (n *normaliser) walk(key string, v any) any {
 			x[k] = n.walk(k, e)
 		}
 	case []any:
+		elem := ""
+		if key == "ports" {
+			elem = "port"
+		}
 		for i, e := range x {
-			x[i] = n.walk("", e)
+			x[i] = n.walk(elem, e)
 		}
 	case json.Number:
-		if key == "durationMs" {
+		switch key {
+		case "durationMs":
 			return "<ms>"
+		case "pid", "port":
+			return "<" + key + ">"
 		}
 	case string:
-		switch key {
-		case "notice":
+		if key == "notice" {
 			return "<notice: " + strings.Join(number.FindAllString(x, -1), " ") + ">"
-		case "reason":
-			return "<reason>"
 		}
 		return spillStamp.ReplaceAllString(n.paths.Replace(x), "$1-<ms>-$2.log")
 	}
@@ -293,7 +304,7 @@ func (n *normaliser) walk(key string, v any) any {
 }
 
 // TestTxtar runs every testdata/*.txtar case against the server; each case's
-// comment names the SPEC sections it checks (§1–§10) on a "Section:" line.
+// comment names the SPEC sections it checks (§1–§13) on a "Section:" line.
 func TestTxtar(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	require.NoError(t, err)
@@ -514,6 +525,10 @@ func TestNormaliser(t *testing.T) {
 			`{"id":"i","result":{"capabilities":"<capabilities>","scratchDir":"$DATA/scratch/s","serverInfo":{"name":"toolrpc","version":"<version>"}}}`},
 		{"volatile fields", `{"id":2,"result":{"durationMs":12,"notice":"Lines 1–2000 of 51234. Next: offset=2001.","spill":"/d/x/bash-stdout-1733100000000-3.log","path":"/r/a"}}`,
 			`{"id":2,"result":{"durationMs":"<ms>","notice":"<notice: 1 2000 51234 2001>","path":"$ROOT/a","spill":"$DATA/x/bash-stdout-<ms>-3.log"}}`},
+		{"process", `{"id":3,"result":{"id":"p1","pid":4242,"reason":"port","ports":[8080,41234],"log":"/d/scratch/s/process/p1.log"}}`,
+			`{"id":3,"result":{"id":"p1","log":"$DATA/scratch/s/process/p1.log","pid":"<pid>","ports":["<port>","<port>"],"reason":"port"}}`},
+		{"error data reason", `{"id":4,"error":{"code":-32001,"message":"m","data":{"code":"TOOL_BINARY_CONTENT","reason":"NUL byte"}}}`,
+			`{"error":{"code":-32001,"data":{"code":"TOOL_BINARY_CONTENT","reason":"<reason>"},"message":"<message>"},"id":4}`},
 		{"invalid", `{`, `!invalid "{"`},
 	}
 	for _, tc := range cases {
