@@ -1,9 +1,13 @@
 package client
 
-import "context"
+import (
+	"context"
 
-// Typed wrappers of the process tools (SPEC §13). The types mirror the wire
-// shapes; fields left zero are omitted from the params.
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// Typed wrappers of the process tools (SPEC §13). The params mirror the wire
+// shapes with plain values: fields left zero are omitted.
 
 // ProcessWait says when a process call answers (SPEC §13 Wait).
 type ProcessWait struct {
@@ -50,51 +54,16 @@ type ProcessSignalParams struct {
 	Wait    *ProcessWait `json:"wait,omitempty"`
 }
 
-// ProcessPrompt is the line a process awaiting input shows; Echo false is a
-// password prompt.
-type ProcessPrompt struct {
-	Text string `json:"text"`
-	Echo bool   `json:"echo"`
-}
+// ProcessReply is the result of start, read, write and signal: package
+// wire's type, as the server writes it (its ProcessInfo, ProcessPrompt and
+// ProcessCursor members are wire's too).
+type ProcessReply = wire.ProcessReply
 
-// ProcessInfo is a process's state (SPEC §13 ProcessInfo).
-type ProcessInfo struct {
-	ID                string         `json:"id"`
-	Pid               int            `json:"pid"`
-	Label             string         `json:"label,omitempty"`
-	Mode              string         `json:"mode"`
-	State             string         `json:"state"`  // running, awaitingInput, exited
-	Reason            string         `json:"reason"` // exit, input, idle, pattern, port, timeout, signal
-	ExitCode          *int           `json:"exitCode"`
-	Signal            string         `json:"signal,omitempty"`
-	Prompt            *ProcessPrompt `json:"prompt,omitempty"`
-	PromptConfidence  string         `json:"promptConfidence,omitempty"`
-	Ports             []int          `json:"ports,omitempty"`
-	Log               string         `json:"log"`
-	DescendantsKilled int            `json:"descendantsKilled,omitempty"`
-	DurationMs        int64          `json:"durationMs"`
-}
-
-// ProcessCursor is a range of a process's rendered log.
-type ProcessCursor struct {
-	From int64 `json:"from"`
-	To   int64 `json:"to"`
-}
-
-// ProcessReply is the result of start, read, write and signal.
-type ProcessReply struct {
-	ProcessInfo
-	Matched      string        `json:"matched,omitempty"`
-	Output       string        `json:"output"`
-	Cursor       ProcessCursor `json:"cursor"`
-	Truncated    bool          `json:"truncated"`
-	OmittedBytes int64         `json:"omittedBytes"`
-}
+// ProcessInfo is one process's state (SPEC §13 ProcessInfo).
+type ProcessInfo = wire.ProcessInfo
 
 // ProcessList is the result of tools/process/list.
-type ProcessList struct {
-	Processes []ProcessInfo `json:"processes"`
-}
+type ProcessList = wire.ProcessList
 
 // ProcessStart calls tools/process/start. Cancelling ctx before it answers
 // kills the process.

@@ -1,62 +1,44 @@
 package mcpserve
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// processText is what renderProcess reads of a process reply or list.
-type processText struct {
-	ID       string `json:"id"`
-	Label    string `json:"label"`
-	State    string `json:"state"`
-	Reason   string `json:"reason"`
-	ExitCode *int   `json:"exitCode"`
-	Signal   string `json:"signal"`
-	Prompt   *struct {
-		Text string `json:"text"`
-		Echo bool   `json:"echo"`
-	} `json:"prompt"`
-	Ports             []int   `json:"ports"`
-	Matched           string  `json:"matched"`
-	DescendantsKilled int     `json:"descendantsKilled"`
-	Output            *string `json:"output"`
-	Cursor            struct {
-		To int64 `json:"to"`
-	} `json:"cursor"`
-	Processes []processText `json:"processes"`
-}
+	"github.com/toolrpc/toolrpc/wire"
+)
 
 // renderProcess writes a process reply as two text blocks: its state,
 // reason, prompt and ports on a few lines, then its output. A list is one
-// block, a line per process.
-func renderProcess(result json.RawMessage) ([]string, error) {
-	var r processText
-	if err := json.Unmarshal(result, &r); err != nil {
-		return nil, err
-	}
-	if r.Output == nil {
+// block, a line per process. ok is false for any other value.
+func renderProcess(v any) (blocks []string, ok bool) {
+	switch r := v.(type) {
+	case wire.ProcessList:
 		var b strings.Builder
 		for _, p := range r.Processes {
-			b.WriteString(processHead(p, false))
+			b.WriteString(processHead(p))
 		}
 		if len(r.Processes) == 0 {
 			b.WriteString("no processes\n")
 		}
-		return []string{b.String()}, nil
+		return []string{b.String()}, true
+	case *wire.ProcessReply:
+		head := processHead(r.ProcessInfo)
+		if r.Matched != "" {
+			head += "matched: " + r.Matched + "\n"
+		}
+		head += fmt.Sprintf("cursor: %d\n", r.Cursor.To)
+		out := r.Output
+		if out == "" {
+			out = "[no new output]"
+		}
+		return []string{head, out}, true
 	}
-	head := processHead(r, true)
-	out := *r.Output
-	if out == "" {
-		out = "[no new output]"
-	}
-	return []string{head, out}, nil
+	return nil, false
 }
 
 // processHead is a process's state as a model reads it.
-func processHead(p processText, full bool) string {
+func processHead(p wire.ProcessInfo) string {
 	var b strings.Builder
 	name := p.ID
 	if p.Label != "" {
@@ -86,12 +68,6 @@ func processHead(p processText, full bool) string {
 			ps[i] = strconv.Itoa(x)
 		}
 		b.WriteString("ports: " + strings.Join(ps, ", ") + "\n")
-	}
-	if full && p.Matched != "" {
-		fmt.Fprintf(&b, "matched: %s\n", p.Matched)
-	}
-	if full {
-		fmt.Fprintf(&b, "cursor: %d\n", p.Cursor.To)
 	}
 	return b.String()
 }

@@ -125,11 +125,7 @@ func okResult(tool string, v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: marshal result: %w", tool, err)
 	}
-	if strings.HasPrefix(tool, "process_") {
-		blocks, err := renderProcess(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: render result: %w", tool, err)
-		}
+	if blocks, ok := renderProcess(v); ok {
 		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(b)}
 		for _, t := range blocks {
 			res.Content = append(res.Content, &mcp.TextContent{Text: t})

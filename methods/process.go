@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -15,95 +14,6 @@ import (
 	"github.com/toolrpc/toolrpc/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
-
-// The wire shapes of tools/process/* (SPEC §13). The lead reconciles them
-// with package wire once it lands.
-
-// waitParams is Wait of SPEC §13.
-type waitParams struct {
-	Until     []string `json:"until"`
-	Pattern   *string  `json:"pattern"`
-	IdleMs    *float64 `json:"idleMs"`
-	TimeoutMs *float64 `json:"timeoutMs"`
-}
-
-type processStartParams struct {
-	Command *string       `json:"command"`
-	Cwd     *string       `json:"cwd"`
-	Env     rpc.StringMap `json:"env"`
-	Mode    *string       `json:"mode"`
-	Cols    *float64      `json:"cols"`
-	Rows    *float64      `json:"rows"`
-	Label   *string       `json:"label"`
-	Wait    *waitParams   `json:"wait"`
-}
-
-type processReadParams struct {
-	ID        *string     `json:"id"`
-	Since     *float64    `json:"since"`
-	TailLines *float64    `json:"tailLines"`
-	Wait      *waitParams `json:"wait"`
-}
-
-type processWriteParams struct {
-	ID   *string     `json:"id"`
-	Data *string     `json:"data"`
-	Keys []string    `json:"keys"`
-	EOF  bool        `json:"eof"`
-	Wait *waitParams `json:"wait"`
-}
-
-type processSignalParams struct {
-	ID      *string     `json:"id"`
-	Signal  *string     `json:"signal"`
-	GraceMs *float64    `json:"graceMs"`
-	Wait    *waitParams `json:"wait"`
-}
-
-// processPrompt is ProcessReply.prompt.
-type processPrompt struct {
-	Text string `json:"text"`
-	Echo bool   `json:"echo"`
-}
-
-// processInfo is ProcessInfo of SPEC §13.
-type processInfo struct {
-	ID                string         `json:"id"`
-	Pid               int            `json:"pid"`
-	Label             string         `json:"label,omitempty"`
-	Mode              string         `json:"mode"`
-	State             string         `json:"state"`
-	Reason            string         `json:"reason"`
-	ExitCode          *int           `json:"exitCode"`
-	Signal            string         `json:"signal,omitempty"`
-	Prompt            *processPrompt `json:"prompt,omitempty"`
-	PromptConfidence  string         `json:"promptConfidence,omitempty"`
-	Ports             []int          `json:"ports,omitempty"`
-	Log               string         `json:"log"`
-	DescendantsKilled int            `json:"descendantsKilled,omitempty"`
-	DurationMs        int64          `json:"durationMs"`
-}
-
-// processCursor is ProcessReply.cursor.
-type processCursor struct {
-	From int64 `json:"from"`
-	To   int64 `json:"to"`
-}
-
-// processReply is ProcessReply of SPEC §13.
-type processReply struct {
-	processInfo
-	Matched      string        `json:"matched,omitempty"`
-	Output       string        `json:"output"`
-	Cursor       processCursor `json:"cursor"`
-	Truncated    bool          `json:"truncated"`
-	OmittedBytes int64         `json:"omittedBytes"`
-}
-
-// processListResult is the result of tools/process/list.
-type processListResult struct {
-	Processes []processInfo `json:"processes"`
-}
 
 // processWhen tells a model when a process fits better than tools/bash.
 var processWhen = "Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: " +
@@ -143,7 +53,7 @@ func processStartMethod() Method {
 			`"label":{"type":"string"},`+waitSchema+`}}`,
 			limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols,
 			limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows)),
-		OutputSchema: wire.OutputSchema[processReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processStartCall,
 	}
 }
@@ -156,7 +66,7 @@ func processReadMethod() Method {
 			"Reads never consume: any cursor can be read again. " + waitDoc + " " + replyDoc),
 		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},` +
 			`"since":{"type":"integer","minimum":0},"tailLines":{"type":"integer","minimum":1},` + waitSchema + `}}`),
-		OutputSchema: wire.OutputSchema[processReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processReadCall,
 	}
 }
@@ -170,7 +80,7 @@ func processWriteMethod() Method {
 			limits.ProcessWriteMaxBytes/limits.KB, waitDoc, replyDoc)),
 		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},"data":{"type":"string"},` +
 			`"keys":{"type":"array","items":{"type":"string"}},"eof":{"type":"boolean"},` + waitSchema + `}}`),
-		OutputSchema: wire.OutputSchema[processReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processWriteCall,
 	}
 }
@@ -186,7 +96,7 @@ func processSignalMethod() Method {
 		InputSchema: []byte(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["id","signal"],"properties":{"id":{"type":"string"},`+
 			`"signal":{"enum":["INT","TERM","HUP","QUIT","KILL","TSTP","CONT"]},"graceMs":{"type":"integer","minimum":0,"maximum":%d,"default":%d},`+waitSchema+`}}`,
 			limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs)),
-		OutputSchema: wire.OutputSchema[processReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processSignalCall,
 	}
 }
@@ -198,7 +108,7 @@ func processListMethod() Method {
 		Describe: always(fmt.Sprintf("Lists the session's processes: every live one (at most %d) and the exited ones kept (the last %d), with state, reason, prompt, ports and log, without output.",
 			limits.ProcessMaxLive, limits.ProcessMaxExited)),
 		InputSchema:  []byte(`{"type":"object","additionalProperties":false,"properties":{}}`),
-		OutputSchema: wire.OutputSchema[processListResult](),
+		OutputSchema: wire.OutputSchema[wire.ProcessList](),
 		Call:         processListCall,
 	}
 }
@@ -216,7 +126,7 @@ func always(s string) func(Face) string {
 }
 
 // decodeWait validates wait; nil gives the default.
-func decodeWait(method string, w *waitParams) (process.Wait, error) {
+func decodeWait(method string, w *wire.ProcessWait) (process.Wait, error) {
 	out := process.DefaultWait()
 	if w == nil {
 		return out, nil
@@ -224,12 +134,11 @@ func decodeWait(method string, w *waitParams) (process.Wait, error) {
 	if w.Until != nil {
 		out.Until = nil
 		for _, u := range w.Until {
-			switch e := process.Event(u); e {
-			case process.EvExit, process.EvInput, process.EvIdle, process.EvPattern, process.EvPort:
-				out.Until = append(out.Until, e)
-			default:
+			e, ok := process.WaitEvent(u)
+			if !ok {
 				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of exit, input, idle, pattern, port", method, u)
 			}
+			out.Until = append(out.Until, e)
 		}
 	}
 	hasPattern := false
@@ -283,7 +192,7 @@ func intIn(method, name string, v *float64, lo, hi, def int) (int, error) {
 
 func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	const m = "process/start"
-	var p processStartParams
+	var p wire.ProcessStartParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -353,7 +262,7 @@ func lookupProcess(s *Session, method string, id *string) (*process.Process, err
 
 func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	const m = "process/read"
-	var p processReadParams
+	var p wire.ProcessReadParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -390,22 +299,9 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 	return processAnswer(*p.ID, proc, o, since, tail)
 }
 
-// keyBytes are the bytes of the named keys a terminal sends.
-var keyBytes = map[string]string{
-	"Enter": "\r", "Tab": "\t", "Esc": "\x1b", "Backspace": "\x7f",
-	"Up": "\x1b[A", "Down": "\x1b[B", "Right": "\x1b[C", "Left": "\x1b[D",
-	"Home": "\x1b[H", "End": "\x1b[F", "PageUp": "\x1b[5~", "PageDown": "\x1b[6~", `C-\`: "\x1c",
-}
-
-func init() {
-	for c := 'a'; c <= 'z'; c++ {
-		keyBytes["C-"+string(c)] = string(rune(c - 'a' + 1))
-	}
-}
-
 func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	const m = "process/write"
-	var p processWriteParams
+	var p wire.ProcessWriteParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -414,9 +310,9 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 		data.WriteString(*p.Data)
 	}
 	for _, k := range p.Keys {
-		b, ok := keyBytes[k]
+		b, ok := process.Key(k)
 		if !ok {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: unknown key %q (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\\)", m, k)
+			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: unknown key %q (%s)", m, k, process.KeyNames)
 		}
 		data.WriteString(b)
 	}
@@ -447,21 +343,18 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	return processAnswer(*p.ID, proc, o, nil, 0)
 }
 
-var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP,
-	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL, "TSTP": syscall.SIGTSTP, "CONT": syscall.SIGCONT}
-
 func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	const m = "process/signal"
-	var p processSignalParams
+	var p wire.ProcessSignalParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
 	if p.Signal == nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: signal is required", m)
 	}
-	sig, ok := signals[*p.Signal]
+	sig, ok := process.SignalNamed(*p.Signal)
 	if !ok {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: signal %q is not one of INT TERM HUP QUIT KILL TSTP CONT", m, *p.Signal)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: signal %q is not one of %s", m, *p.Signal, process.SignalNames)
 	}
 	grace, err := intIn(m, "graceMs", p.GraceMs, 0, limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs)
 	if err != nil {
@@ -502,7 +395,7 @@ func processListCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 			return nil, err
 		}
 	}
-	res := processListResult{Processes: []processInfo{}}
+	res := wire.ProcessList{Processes: []wire.ProcessInfo{}}
 	for _, l := range s.Processes.List() {
 		res.Processes = append(res.Processes, infoWire(l.ID, l.P.Info("")))
 	}
@@ -516,20 +409,20 @@ func processAnswer(id string, p *process.Process, o process.Outcome, since *int6
 	if err != nil {
 		return nil, rpc.Errorf(rpc.IOError, "process %s: %v", id, err)
 	}
-	r := processReply{processInfo: infoWire(id, p.Info(o.Reason)), Matched: o.Matched, Output: out.Text,
-		Cursor: processCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
+	r := &wire.ProcessReply{ProcessInfo: infoWire(id, p.Info(o.Reason)), Matched: o.Matched, Output: out.Text,
+		Cursor: wire.ProcessCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
 	if len(o.Ports) > 0 && len(r.Ports) == 0 {
 		r.Ports = o.Ports
 	}
 	return r, nil
 }
 
-func infoWire(id string, in process.Info) processInfo {
-	w := processInfo{ID: id, Pid: in.Pid, Label: in.Label, Mode: string(in.Mode), State: string(in.State), Reason: string(in.Reason),
+func infoWire(id string, in process.Info) wire.ProcessInfo {
+	w := wire.ProcessInfo{ID: id, Pid: in.Pid, Label: in.Label, Mode: string(in.Mode), State: string(in.State), Reason: string(in.Reason),
 		ExitCode: in.ExitCode, Signal: in.Signal, Ports: in.Ports, Log: in.Log, DescendantsKilled: in.DescendantsKilled,
 		DurationMs: in.Duration.Milliseconds()}
 	if in.Prompt != nil {
-		w.Prompt = &processPrompt{Text: in.Prompt.Text, Echo: in.Prompt.Echo}
+		w.Prompt = &wire.ProcessPrompt{Text: in.Prompt.Text, Echo: in.Prompt.Echo}
 		w.PromptConfidence = in.Prompt.Confidence
 	}
 	return w

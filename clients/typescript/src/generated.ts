@@ -45,28 +45,7 @@ export interface GrepMatch {
   context?: boolean;
 }
 
-/** the kind of root a path lies in (SPEC §3) */
-export type Root = "workspace" | "scratch" | "external";
-
-/** what a bash stream produced and what the result kept of it */
-export interface StreamInfo {
-  /** everything the process wrote to the stream */
-  bytes: number;
-  /** lines the process wrote to the stream */
-  lines: number;
-  /** the result holds less than that */
-  truncated: boolean;
-  /** bytes the capture layer did not retain */
-  omittedBytes: number;
-  /** lines the capture layer did not retain */
-  omittedLines: number;
-  /** path of the spill file, only if one was written */
-  spill?: string;
-  /** progress chunks sent for this stream (last seq + 1) */
-  chunks: number;
-}
-
-export interface processListResult {
+export interface ProcessList {
   processes: {
     id: string;
     pid: number;
@@ -88,7 +67,7 @@ export interface processListResult {
   }[];
 }
 
-export interface processReply {
+export interface ProcessReply {
   id: string;
   pid: number;
   label?: string;
@@ -114,6 +93,27 @@ export interface processReply {
   };
   truncated: boolean;
   omittedBytes: number;
+}
+
+/** the kind of root a path lies in (SPEC §3) */
+export type Root = "workspace" | "scratch" | "external";
+
+/** what a bash stream produced and what the result kept of it */
+export interface StreamInfo {
+  /** everything the process wrote to the stream */
+  bytes: number;
+  /** lines the process wrote to the stream */
+  lines: number;
+  /** the result holds less than that */
+  truncated: boolean;
+  /** bytes the capture layer did not retain */
+  omittedBytes: number;
+  /** lines the capture layer did not retain */
+  omittedLines: number;
+  /** path of the spill file, only if one was written */
+  spill?: string;
+  /** progress chunks sent for this stream (last seq + 1) */
+  chunks: number;
 }
 
 /** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
