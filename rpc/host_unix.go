@@ -12,12 +12,13 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 )
 
-// watchHost calls gone once the process pid has exited, polling with
-// signal 0 every limits.HostPollInterval (macOS, and Linux under
-// toolrpc_portable: no pidfd).
+// watchHost calls gone once the process pid has exited, polling every
+// limits.HostPollInterval (macOS, and Linux under toolrpc_portable: no
+// pidfd). A zombie counts as exited: a host whose parent has not reaped it
+// yet is dead, though signal 0 still reaches it.
 func watchHost(pid int, _ *log.Logger, gone func()) {
 	for {
-		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) || zombie(pid) {
 			gone()
 			return
 		}
