@@ -46,9 +46,6 @@ type event struct {
 	name string
 }
 
-// errNoWatcher is why there is no table on this platform.
-var errNoWatcher = errors.New("no reliable file watcher on this platform (or in toolrpc_portable builds)")
-
 // watcher is never made here.
 type watcher struct{}
 
