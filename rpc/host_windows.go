@@ -1,17 +1,17 @@
 package rpc
 
 import (
-	"log"
 	"time"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/logging"
 )
 
 // watchHost calls gone once the process pid has exited: it waits on a
 // SYNCHRONIZE handle of it, else polls its exit code.
-func watchHost(pid int, logger *log.Logger, gone func()) {
+func watchHost(pid int, logger logging.Logf, gone func()) {
 	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		// No such process (or no access): treat as gone only when it is absent.
