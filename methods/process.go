@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -328,6 +327,8 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 		return nil, rpc.AsError(fmt.Errorf("%s: cancelled before the command started: %w", m, ctx.Err()))
 	case errors.Is(err, shell.ErrDirGone):
 		return nil, rpc.Errorf(rpc.NotFound, "%s: %v", m, err)
+	case errors.Is(err, errors.ErrUnsupported): // Windows: no process engine
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", m, err)
 	}
@@ -446,9 +447,6 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	}
 	return processAnswer(*p.ID, proc, o, nil, 0)
 }
-
-var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP,
-	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL, "TSTP": syscall.SIGTSTP, "CONT": syscall.SIGCONT}
 
 func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	const m = "process/signal"
