@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // TempPattern is the os.CreateTemp pattern of the temporary file beside a
@@ -51,15 +50,7 @@ func Replace(path string, like fs.FileInfo) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, ok := like.Sys().(*syscall.Stat_t); ok {
-		if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
-			// Best effort: only a privileged process may give a file away.
-			if a.f.Chown(int(st.Uid), int(st.Gid)) == nil {
-				// Chown clears setuid/setgid; put the mode back.
-				_ = a.f.Chmod(like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
-			}
-		}
-	}
+	keepOwner(a.f, like)
 	return a, nil
 }
 

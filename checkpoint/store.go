@@ -10,8 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrNotFound is returned by Load for a checkpoint that was never saved.
@@ -146,23 +144,6 @@ func writeTemp(dir, id string, data []byte) (string, error) {
 		return "", fmt.Errorf("write %s: %w", name, err)
 	}
 	return name, nil
-}
-
-// renameNoReplace renames oldpath to newpath unless newpath exists
-// (fs.ErrExist). Filesystems without RENAME_NOREPLACE fall back to link +
-// unlink, which is just as exclusive.
-func renameNoReplace(oldpath, newpath string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, oldpath, unix.AT_FDCWD, newpath, unix.RENAME_NOREPLACE)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-		if err := os.Link(oldpath, newpath); err != nil {
-			return err
-		}
-		return os.Remove(oldpath)
-	}
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
-	}
-	return nil
 }
 
 // syncDir fsyncs a directory so renames and creations in it are durable.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,7 @@ import (
 // indented JSON (status 0), an error reply to stderr as JSON (status 1),
 // and a bash call's streamed output to stderr.
 func TestCall(t *testing.T) {
-	root, data := t.TempDir(), t.TempDir()
+	root, data := t.TempDir(), lingeringDataDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("needle here\n"), 0o644))
 	tests := []struct {
 		name           string
@@ -42,4 +43,17 @@ func TestCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lingeringDataDir returns a data dir removed once nothing writes it any
+// more: a one-shot call leaves its in-process server running (callOnce sends
+// no shutdown), and that server's content index worker may still be writing
+// the dir when the test ends, which made t.TempDir's removal fail.
+func lingeringDataDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "toolrpc-cli-data-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.Eventually(t, func() bool { return os.RemoveAll(dir) == nil }, time.Minute, 10*time.Millisecond)
+	})
+	return dir
 }

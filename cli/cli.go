@@ -19,10 +19,6 @@ import (
 	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// version is set at build time with
-// -ldflags "-X github.com/toolrpc/toolrpc/cli.version=…".
-var version = "0.1.0-dev"
-
 // Main runs the toolrpc command with args (without the program name) and
 // returns its exit status: it serves JSON-RPC on stdin and stdout until
 // exit or EOF, or with "call" makes one call. It is the whole of
@@ -59,7 +55,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "toolrpc %s\n", version)
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	logger, closeLog, ok := setupLog(stderr, "toolrpc", *logFile, fs.NArg() == 0)

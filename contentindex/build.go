@@ -9,11 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/atomicfile"
 	"github.com/toolrpc/toolrpc/limits"
-	"github.com/toolrpc/toolrpc/walk"
 )
 
 // File names inside an index directory.
@@ -152,57 +149,4 @@ func (b *builder) addFile(i int) {
 	for _, t := range b.set.Sorted() {
 		b.pairs = append(b.pairs, uint64(t)<<32|uint64(b.set.Mask(t))<<24|uint64(i))
 	}
-}
-
-// scanFile reads the file at abs into set (after a Reset) and returns what
-// an index records of it. Binary files (SPEC §4), files in an encoding
-// grep decodes (SPEC §4.1), files larger than
-// limits.IndexMaxFileBytes, files that change while read and files whose
-// mtime lies within limits.IndexRacyWindow of now are not marked indexed:
-// grep always reads them.
-func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime int64, flags uint32) {
-	set.Reset()
-	if walk.IsBinaryName(abs) {
-		return 0, 0, docBinary
-	}
-	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, 0, 0
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return 0, 0, 0
-	}
-	size, mtime = st.Size, st.Mtim.Nano()
-	if size > limits.IndexMaxFileBytes {
-		return size, mtime, 0
-	}
-	left := size
-	for first := true; left > 0; first = false {
-		n, err := unix.Read(fd, buf[:min(int64(len(buf)), left)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n == 0 {
-			break
-		}
-		if first {
-			enc, bin, _ := walk.SniffText(buf[:min(n, limits.SniffBytes)], size <= limits.SniffBytes)
-			if bin {
-				return size, mtime, docBinary
-			}
-			if enc.Transcoded() {
-				return size, mtime, docDecoded // grep matches its decoded text: left to the scan path
-			}
-		}
-		set.Add(buf[:n])
-		left -= int64(n)
-	}
-	var after unix.Stat_t
-	if left != 0 || unix.Fstat(fd, &after) != nil || after.Size != size || after.Mtim.Nano() != mtime ||
-		now.Sub(time.Unix(0, mtime)) < limits.IndexRacyWindow {
-		return size, mtime, 0
-	}
-	return size, mtime, docIndexed
 }

@@ -2,13 +2,9 @@ package contentindex
 
 import (
 	"encoding/binary"
-	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // Index is one mmapped index file. Its methods may be called concurrently;
@@ -31,41 +27,6 @@ type Doc struct {
 	id          uint32
 }
 
-// openIndex maps the index file at path and checks that it indexes root.
-func openIndex(path, root string) (*Index, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	if st.Size < footerSize {
-		return nil, fmt.Errorf("%s: %w", path, errCorrupt)
-	}
-	data, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, &os.PathError{Op: "mmap", Path: path, Err: err}
-	}
-	ix := &Index{data: data, ino: st.Ino}
-	if ix.f, err = decodeFooter(data); err != nil {
-		ix.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	ix.root = string(data[ix.f.rootOff : ix.f.rootOff+ix.f.rootLen])
-	if ix.root != root {
-		ix.Close()
-		return nil, fmt.Errorf("%s indexes %s, not %s: %w", path, ix.root, root, errCorrupt)
-	}
-	if err := ix.loadDocs(); err != nil {
-		ix.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ix, nil
-}
-
 // loadDocs builds the path → document map; the keys point into the mapping.
 func (ix *Index) loadDocs() error {
 	ix.docs = make(map[string]uint32, ix.f.ndocs)
@@ -79,14 +40,6 @@ func (ix *Index) loadDocs() error {
 		ix.docs[unsafe.String(&p[0], len(p))] = id
 	}
 	return nil
-}
-
-// Close unmaps the file.
-func (ix *Index) Close() {
-	if ix.data != nil {
-		_ = unix.Munmap(ix.data)
-		ix.data, ix.docs = nil, nil
-	}
 }
 
 // NumDocs returns the number of documents.

@@ -1,12 +1,7 @@
 package contentindex
 
 import (
-	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/toolrpc/toolrpc/limits"
 )
 
 // pacer keeps the thread it runs on at a share of one core: after work it
@@ -41,24 +36,4 @@ func (p *pacer) tick() {
 		p.owed = 0
 		p.last = threadCPU()
 	}
-}
-
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
-}
-
-// lowerPriority locks the calling goroutine to its thread and gives the
-// thread nice limits.IndexBuildNice and the idle I/O class. The goroutine
-// must never unlock: when it returns, the runtime ends the thread instead
-// of reusing it at low priority.
-func lowerPriority() {
-	runtime.LockOSThread()
-	tid := unix.Gettid()
-	_ = unix.Setpriority(unix.PRIO_PROCESS, tid, limits.IndexBuildNice)
-	const ioprioWhoProcess, ioprioClassIdle, ioprioClassShift = 1, 3, 13
-	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), ioprioClassIdle<<ioprioClassShift)
 }

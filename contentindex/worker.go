@@ -3,14 +3,11 @@ package contentindex
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/walk"
@@ -125,14 +122,14 @@ func (m *Manager) build(pace *pacer) {
 		m.turnOff(err)
 		return
 	}
-	lock, err := m.lock()
+	unlock, err := m.lock()
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			m.turnOff(err)
 		}
 		return
 	}
-	defer unix.Close(lock)
+	defer unlock()
 	// Another server may have built it while this one waited for the lock.
 	if ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root); err == nil && m.newer(ix) {
 		m.swap(ix)
@@ -163,31 +160,6 @@ func (m *Manager) build(pace *pacer) {
 	// serving process keeps only the mapped index.
 	debug.FreeOSMemory()
 	m.builds.Add(1)
-}
-
-// lock takes the directory's build lock, polling while another process
-// holds it; it returns the locked descriptor.
-func (m *Manager) lock() (int, error) {
-	fd, err := unix.Open(filepath.Join(m.dir, lockName), unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: filepath.Join(m.dir, lockName), Err: err}
-	}
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return fd, nil
-		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
-			unix.Close(fd)
-			return -1, fmt.Errorf("flock %s: %w", m.dir, err)
-		}
-		select {
-		case <-m.ctx.Done():
-			unix.Close(fd)
-			return -1, m.ctx.Err()
-		case <-time.After(lockPoll):
-		}
-	}
 }
 
 var lockPoll = 500 * time.Millisecond // tests shorten it

@@ -8,13 +8,11 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/walk"
 )
 
 // changeMask is the events that add, remove or rename a directory entry.
-const changeMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
+const changeMask = inCreate | inDelete | inMovedFrom | inMovedTo
 
 // ruleNames are the entries whose change alters the ignore verdicts of the
 // whole directory holding them: its ignore files, and .git, which makes it a
@@ -24,7 +22,7 @@ var ruleNames = map[string]bool{".gitignore": true, ".ignore": true, ".git": tru
 // record notes what one event asks the next listing to do; t.mu held.
 func (t *Table) record(ev event) {
 	t.stats.Events++
-	if ev.mask&unix.IN_Q_OVERFLOW != 0 {
+	if ev.mask&inQOverflow != 0 {
 		t.stats.Overflows++
 		if !t.pend.rebuild {
 			t.note("inotify queue overflowed (fs.inotify.max_queued_events): walking the root again")
@@ -40,23 +38,23 @@ func (t *Table) record(ev event) {
 		return
 	}
 	switch {
-	case ev.mask&unix.IN_IGNORED != 0:
+	case ev.mask&inIgnored != 0:
 		// The kernel dropped the watch: the directory is gone or was
 		// replaced. Walk it again (which drops it if it is gone).
 		delete(t.byWD, ev.wd)
 		n.wd = -1
 		t.markSubtree(n)
-	case ev.mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0:
+	case ev.mask&(inDeleteSelf|inMoveSelf) != 0:
 		if n == t.top {
 			t.gone("the root was deleted or renamed")
 		}
 	case ev.name == "":
-		if ev.mask&unix.IN_ATTRIB != 0 {
+		if ev.mask&inAttrib != 0 {
 			t.markSubtree(n) // its permissions may decide whether it can be listed
 		}
 	case ruleNames[ev.name]:
 		t.markSubtree(n)
-	case ev.mask&unix.IN_ISDIR != 0:
+	case ev.mask&inIsdir != 0:
 		if c := n.child(ev.name); c != nil {
 			t.markSubtree(c)
 		}
@@ -221,11 +219,11 @@ var specialNames = map[specialKind]map[string]bool{
 
 // recordSpecial handles an event of a watch outside the tree; t.mu held.
 func (t *Table) recordSpecial(sp specialWatch, ev event) {
-	if ev.mask&unix.IN_IGNORED != 0 {
+	if ev.mask&inIgnored != 0 {
 		delete(t.special, ev.wd)
 		return
 	}
-	if sp.kind == specialAncestor && ev.mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
+	if sp.kind == specialAncestor && ev.mask&(inDeleteSelf|inMoveSelf) != 0 {
 		t.gone("a directory above the root was deleted or renamed")
 		return
 	}
@@ -256,8 +254,8 @@ func (t *Table) lookup(rel string) *dirNode {
 }
 
 // specialMask is what a watch outside the tree asks for.
-const specialMask = changeMask | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB |
-	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_MASK_ADD
+const specialMask = changeMask | inModify | inCloseWrite | inAttrib |
+	inDeleteSelf | inMoveSelf | inOnlydir | inMaskAdd
 
 // addSpecial watches dir for sp; a directory that cannot be watched is
 // skipped, except when the watch limit is reached.

@@ -2,6 +2,7 @@ package filetable
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/logging"
@@ -103,3 +104,8 @@ func (s *Set) Close() {
 		t.Close()
 	}
 }
+
+// errNoWatcher is newWatcher's error where the platform has no reliable
+// watcher (watcher_other.go): there is never a table there, and that is not
+// worth a log line.
+var errNoWatcher = errors.New("no reliable file watcher on this platform (or in toolrpc_portable builds)")

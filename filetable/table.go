@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/logging"
@@ -252,6 +251,10 @@ func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 		return nil
 	}
 	w, err := newWatcher()
+	if errors.Is(err, errNoWatcher) {
+		t.state = stateOff // the platform's normal case: no log line (hosts show stderr)
+		return nil
+	}
 	if err != nil {
 		t.turnOff(err.Error())
 		return nil
@@ -396,12 +399,12 @@ func (t *Table) restat(d *dirNode, dirRel, name string) bool {
 	if i < 0 {
 		return true
 	}
-	var st unix.Stat_t
-	if err := unix.Lstat(t.abs(joinRel(dirRel, name)), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	st, err := os.Lstat(t.abs(joinRel(dirRel, name)))
+	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	if f := &d.files[i]; f.size != st.Size || f.mtime != st.Mtim.Nano() {
-		f.size, f.mtime = st.Size, st.Mtim.Nano()
+	if f := &d.files[i]; f.size != st.Size() || f.mtime != st.ModTime().UnixNano() {
+		f.size, f.mtime = st.Size(), st.ModTime().UnixNano()
 		t.orderOK = false
 	}
 	return true

@@ -42,6 +42,11 @@ const (
 	ProcessMaxGraceMs     = 60000
 )
 
+// ProcessPromptIdle is, outside Linux (no /proc to see a blocked read), how
+// long output must rest after a line without a newline before a process is
+// reported as awaiting input with promptConfidence "low" (SPEC §13.1).
+const ProcessPromptIdle = 500 * time.Millisecond
+
 // ProcessDrainGrace is how long a process's output may still arrive after
 // its shell exited before the rest of its tree is killed.
 const ProcessDrainGrace = 20 * time.Millisecond

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -27,17 +26,18 @@ type Key struct {
 // KeyOf returns the key of the file fi describes. ok is false when the
 // platform reports no device and inode, and such a file is never cached.
 func KeyOf(fi os.FileInfo) (k Key, ok bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ctime, ok := identity(fi)
 	if !ok {
 		return Key{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}, false
 	}
-	return Key{
-		Dev:   uint64(st.Dev), // the field's type varies by platform
-		Ino:   st.Ino,
-		Size:  fi.Size(),
-		Mtime: fi.ModTime().UnixNano(),
-		Ctime: time.Unix(st.Ctim.Unix()).UnixNano(),
-	}, true
+	return Key{Dev: dev, Ino: ino, Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: ctime}, true
+}
+
+// ChangeTime returns the status-change time of the file fi describes in Unix
+// nanoseconds; ok is false where the platform has none (Windows).
+func ChangeTime(fi os.FileInfo) (ns int64, ok bool) {
+	_, _, ns, ok = identity(fi)
+	return ns, ok
 }
 
 // Cache holds the indexes of the files a session read, bounded in total size.

@@ -237,6 +237,8 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 		return nil, rpc.AsError(fmt.Errorf("%s: cancelled before the command started: %w", m, ctx.Err()))
 	case errors.Is(err, shell.ErrDirGone):
 		return nil, rpc.Errorf(rpc.NotFound, "%s: %v", m, err)
+	case errors.Is(err, errors.ErrUnsupported): // Windows: no process engine
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", m, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -66,7 +65,7 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	}
 	// O_NONBLOCK: should the path have become a FIFO since the Stat, the open
 	// still returns at once and the Fstat below refuses it.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(abs, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, openError(name, err)
 	}
@@ -210,7 +209,7 @@ func sameVersion(a, b fs.FileInfo) bool {
 	if a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
 		return false
 	}
-	sa, okA := a.Sys().(*syscall.Stat_t)
-	sb, okB := b.Sys().(*syscall.Stat_t)
-	return okA && okB && sa.Ctim == sb.Ctim
+	ca, okA := lineindex.ChangeTime(a)
+	cb, okB := lineindex.ChangeTime(b)
+	return okA == okB && ca == cb // Windows has no change time: size and mtime decide
 }

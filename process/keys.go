@@ -27,9 +27,6 @@ func Key(name string) (string, bool) {
 // SignalNames lists the signals SignalNamed knows.
 const SignalNames = "INT TERM HUP QUIT KILL TSTP CONT"
 
-var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP,
-	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL, "TSTP": syscall.SIGTSTP, "CONT": syscall.SIGCONT}
-
 // SignalNamed is the signal of a name without its SIG prefix (one of
 // SignalNames).
 func SignalNamed(name string) (syscall.Signal, bool) {

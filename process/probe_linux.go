@@ -46,6 +46,9 @@ type probe struct {
 	echo    bool // the terminal echoes what is typed (always true for a pipe)
 }
 
+// probeInput probes the process's tree for a blocked read of its input.
+func (p *Process) probeInput(pids []int) probe { return probeInput(pids, p.tg) }
+
 // probeInput looks for a process of pids blocked reading the target (SPEC
 // §13.1): in read, readv or pread64 on it; in epoll_wait on an epoll set or
 // in poll on an array holding it; or, on a terminal without ICANON, in poll,
@@ -276,3 +279,6 @@ func listenTable(path string, inodes map[uint64]bool) []int {
 	}
 	return ports
 }
+
+// fionread counts the bytes a pty holds for its master (Linux: TIOCINQ).
+const fionread = unix.TIOCINQ

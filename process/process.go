@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/procgroup"
@@ -85,6 +84,9 @@ type Process struct {
 // Start starts the process. ctx cancels only the start itself: once Start
 // returns, the process runs until it exits or Kill.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
+	if err := supported(); err != nil {
+		return nil, fmt.Errorf("start %q: %w", spec.Command, err)
+	}
 	if spec.Mode == "" {
 		spec.Mode = Pipe
 	}
@@ -112,10 +114,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			return nil, fmt.Errorf("start %q: open pty: %w", spec.Command, err)
 		}
 		_ = pty.Setsize(master, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)})
-		var st unix.Stat_t
-		if err := unix.Fstat(fdOf(slave), &st); err == nil {
-			p.tg.ttyRdev = uint64(st.Rdev)
-		}
+		p.tg.ttyRdev = rdevOf(slave)
 		p.master, tty = master, slave
 		p.tg.master = fdOf(master)
 		pg.TTY = slave
@@ -146,10 +145,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p.g = g
 	if spec.Mode == Pipe {
 		p.stdin = g.Stdin()
-		var st unix.Stat_t
-		if err := unix.Fstat(fdOf(p.stdin), &st); err == nil {
-			p.tg.pipeIno = st.Ino
-		}
+		p.tg.pipeIno = inodeOf(p.stdin)
 		close(p.readDone)
 	} else {
 		go p.readMaster()
@@ -379,9 +375,7 @@ func (p *Process) Signal(ctx context.Context, sig syscall.Signal, grace time.Dur
 		return fmt.Errorf("signal: %w", err)
 	}
 	if p.master != nil {
-		if fg, err := unix.IoctlGetInt(p.tg.master, unix.TIOCGPGRP); err == nil && fg != p.g.Pid() && fg > 0 {
-			_ = unix.Kill(-fg, sig)
-		}
+		signalForeground(p.tg.master, p.g.Pid(), sig)
 	}
 	if sig != syscall.SIGTERM && sig != syscall.SIGHUP {
 		return nil

@@ -86,7 +86,7 @@ func (p *Process) Info(reason Event) Info {
 	in.Duration = time.Since(p.started)
 	pids := p.g.Pids()
 	in.Ports = listeningPorts(pids)
-	if pr := probeInput(pids, p.tg); pr.blocked || reason == EvInput {
+	if pr := p.probeInput(pids); pr.blocked || reason == EvInput {
 		in.State = AwaitingInput
 		in.Prompt = &Prompt{Text: promptText(pending, p.lastLine()), Echo: pr.echo, Confidence: promptConfidence}
 	}

@@ -3,7 +3,6 @@ package process
 import (
 	"context"
 
-	"golang.org/x/sys/unix"
 	"regexp"
 	"slices"
 	"time"
@@ -169,7 +168,7 @@ func (p *Process) confirmInput(lastOut time.Time) bool {
 		// woken to take it, and still shows in read.
 		return false
 	}
-	if !probeInput(p.g.Pids(), p.tg).blocked {
+	if !p.probeInput(p.g.Pids()).blocked {
 		return false
 	}
 	pause := inputConfirm
@@ -186,17 +185,13 @@ func (p *Process) confirmInput(lastOut time.Time) bool {
 	p.mu.Lock()
 	quiet := p.lastOut.Equal(lastOut)
 	p.mu.Unlock()
-	return quiet && p.unread() == 0 && probeInput(p.g.Pids(), p.tg).blocked
+	return quiet && p.unread() == 0 && p.probeInput(p.g.Pids()).blocked
 }
 
 // unread returns the output bytes written by the tree but not read yet.
 func (p *Process) unread() int {
 	if p.master != nil {
-		n, err := unix.IoctlGetInt(p.tg.master, unix.TIOCINQ)
-		if err != nil {
-			return 0
-		}
-		return n
+		return masterUnread(p.tg.master)
 	}
 	return p.g.Unread()
 }

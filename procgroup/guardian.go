@@ -1,21 +1,18 @@
+//go:build unix
+
 package procgroup
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The guardian is a tiny process — the server's own binary re-executed with
@@ -107,10 +104,10 @@ func spawnGuardian() (*exec.Cmd, *os.File, error) {
 		return nil, nil, err
 	}
 	defer r.Close()
-	cmd := exec.Command("/proc/self/exe", guardianArg, strconv.Itoa(os.Getpid()), serverPrefix(), cgroupBaseOrNone())
+	cmd := exec.Command(selfExe(), guardianArg, strconv.Itoa(os.Getpid()), serverPrefix(), cgroupBaseOrNone())
 	cmd.Stdin = r
 	cmd.Env = os.Environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGUSR1}
+	cmd.SysProcAttr = guardianAttr()
 	if err := cmd.Start(); err != nil {
 		_ = w.Close()
 		return nil, nil, fmt.Errorf("start guardian: %w", err)
@@ -137,19 +134,7 @@ func runGuardian(serverPid, prefix, base string) int {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		gone <- struct{}{}
 	}()
-	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-		go func() {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			for {
-				if _, err := unix.Poll(fds, -1); !errors.Is(err, unix.EINTR) {
-					gone <- struct{}{}
-					return
-				}
-			}
-		}()
-	} else if unix.Kill(pid, 0) != nil {
-		gone <- struct{}{}
-	}
+	watchServer(pid, gone)
 	deathSig := make(chan os.Signal, 1)
 	signal.Notify(deathSig, syscall.SIGUSR1)
 	awaitServerDeath(pid, gone, deathSig)
@@ -183,23 +168,6 @@ func killServerCommands(pid int, prefix, base string) {
 	sweepCookies(func(_ int, cookie []byte) bool { return bytes.HasPrefix(cookie, []byte(prefix)) })
 }
 
-// killServerCgroups writes cgroup.kill in every call cgroup of server pid,
-// waits for each to empty and removes it.
-func killServerCgroups(base string, pid int) {
-	ents, err := os.ReadDir(base)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "toolrpc-"+strconv.Itoa(pid)+"-") {
-			continue
-		}
-		c := &callCgroup{dir: filepath.Join(base, e.Name()), fd: -1}
-		_, _ = c.kill()
-		c.remove()
-	}
-}
-
 // cookieOf returns the value of CookieEnv in an environment block, or nil.
 func cookieOf(environ []byte) []byte {
 	key := []byte(CookieEnv + "=")
@@ -226,7 +194,7 @@ func sweepCookies(match func(pid int, cookie []byte) bool) {
 			if p.dead() {
 				return false
 			}
-			env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
+			env, err := readEnviron(p.pid)
 			if err != nil {
 				return false
 			}
@@ -270,17 +238,4 @@ func sweepStaleCookies() {
 		st, ok := readStat(pid)
 		return !ok || st.start != start
 	})
-}
-
-// ownPIDNamespace is this process's PID namespace, as /proc/self/ns/pid reads.
-var ownPIDNamespace = sync.OnceValue(func() string {
-	ns, _ := os.Readlink("/proc/self/ns/pid")
-	return ns
-})
-
-// inOwnPIDNamespace reports whether pid is in this process's PID namespace.
-// Unreadable counts as not: a process that cannot be judged is left alone.
-func inOwnPIDNamespace(pid int) bool {
-	ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
-	return err == nil && ns != "" && ns == ownPIDNamespace()
 }

@@ -1,10 +1,11 @@
+//go:build unix
+
 package procgroup
 
 import (
 	"bytes"
 	"errors"
 	"os"
-	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,72 +18,11 @@ type procStat struct {
 	start           uint64 // start time in clock ticks after boot
 }
 
-// readStat parses /proc/<pid>/stat. The command name may hold spaces and
-// parentheses, so fields are taken after the last ')'.
-// statBufBytes holds any /proc/<pid>/stat line (comm is at most 64 bytes).
-const statBufBytes = 1024
-
-func readStat(pid int) (procStat, bool) {
-	// Raw open/read/close: one stat line fits the buffer, and a sweep reads
-	// many of them.
-	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return procStat{}, false
-	}
-	var buf [statBufBytes]byte
-	n, err := unix.Read(fd, buf[:])
-	unix.Close(fd)
-	if err != nil || n <= 0 {
-		return procStat{}, false
-	}
-	return parseStat(pid, buf[:n])
-}
-
-func parseStat(pid int, b []byte) (procStat, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return procStat{}, false
-	}
-	f := bytes.Fields(b[i+2:])
-	// f[0]=state f[1]=ppid f[2]=pgrp ... f[19]=starttime (field 22 overall)
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, false
-	}
-	ppid, err1 := strconv.Atoi(string(f[1]))
-	pgrp, err2 := strconv.Atoi(string(f[2]))
-	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return procStat{}, false
-	}
-	return procStat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0], start: start}, true
-}
-
 func (p procStat) dead() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
-
-// listProcs reads the stat of every process.
-func listProcs() []procStat {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	out := make([]procStat, 0, len(names))
-	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		if st, ok := readStat(pid); ok {
-			out = append(out, st)
-		}
-	}
-	return out
-}
 
 // hasCookie reports whether the environment of pid holds cookie ("K=V").
 func hasCookie(pid int, cookie []byte) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	b, err := readEnviron(pid)
 	if err != nil {
 		return false
 	}
@@ -159,20 +99,6 @@ func tree(procs []procStat, self int, seed func(p procStat) bool) map[int]bool {
 		}
 	}
 	return member
-}
-
-// killPid sends SIGKILL through a pidfd after checking the pid still names the
-// process that was listed, so a recycled pid is never signalled.
-func killPid(p procStat) {
-	fd, err := unix.PidfdOpen(p.pid, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(fd)
-	if now, ok := readStat(p.pid); !ok || now.start != p.start {
-		return
-	}
-	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 }
 
 // reap collects the exit status of every seen process that is a zombie child

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 )
@@ -191,15 +192,28 @@ func (r *Roots) DisplayOf(abs string) string {
 }
 
 // Within reports whether p is dir or below it. Both must be clean, and
-// both absolute or both relative to one directory (dir not "").
+// both absolute or both relative to one directory (dir not ""). On Windows
+// the comparison ignores case (NTFS and FAT volumes are case-insensitive;
+// EvalSymlinks gives the existing part its stored case). Elsewhere it is
+// exact: a macOS volume may be case-sensitive, so a differently cased path
+// is refused rather than let through.
 func Within(dir, p string) bool {
-	if p == dir {
+	if samePath(p, dir) {
 		return true
 	}
-	if dir == "/" {
-		return strings.HasPrefix(p, "/")
+	if len(p) <= len(dir) || !samePath(p[:len(dir)], dir) {
+		return false
 	}
-	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
+	// A root ("/", `C:\`) ends in a separator; any other dir must be followed by one.
+	return dir[len(dir)-1] == filepath.Separator || p[len(dir)] == filepath.Separator
+}
+
+// samePath compares paths as the platform's file systems do (see Within).
+func samePath(a, b string) bool {
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
 }
 
 // maxLinkDepth bounds the dangling-symlink chain evalPartial follows.

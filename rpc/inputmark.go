@@ -3,10 +3,7 @@ package rpc
 import (
 	"context"
 	"io"
-	"os"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // inputMarks lets a call wait until every message that arrived with its
@@ -34,22 +31,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// waiting returns how many input bytes wait in the kernel (FIONREAD, alias
-// TIOCINQ, on a pipe or socket on stdin), or 0 when that cannot be known.
-func (c *countingReader) waiting() int64 {
-	f, ok := c.r.(*os.File)
-	if !ok {
-		return 0
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
-	return int64(max(n, 0))
 }
 
 // setHandled records that every message in the first n input bytes has been

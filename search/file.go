@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"hash"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
@@ -32,11 +30,11 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
 	// cost as much as the search on small files. O_NONBLOCK: should the
 	// path have become a FIFO since the walk, nothing blocks.
-	fd, err := unix.Open(f.Abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
+	fd, ok := openRaw(f.Abs)
+	if !ok {
 		return fileResult{}
 	}
-	defer unix.Close(fd)
+	defer fd.close()
 	rd := reader{fd: fd, left: f.Size}
 	if f.Size == 0 { // /proc files report size 0 yet hold text: read to EOF (SPEC §4)
 		rd.left = limits.UnsizedFileMaxBytes
@@ -154,7 +152,7 @@ func (g *worker) gather(rd *reader, data []byte, want int) (_ []byte, eof bool, 
 // reader reads a file up to the size the walk saw: a file that grows
 // while it is searched is searched as it was, and no read is spent on EOF.
 type reader struct {
-	fd   int
+	fd   rawFile
 	left int64
 }
 
@@ -162,10 +160,7 @@ type reader struct {
 func (r *reader) fill(p []byte) (n int, eof bool, err error) {
 	for n < len(p) && r.left > 0 {
 		want := min(int64(len(p)-n), r.left)
-		m, err := unix.Read(r.fd, p[n:n+int(want)])
-		if err == unix.EINTR {
-			continue
-		}
+		m, err := r.fd.read(p[n : n+int(want)])
 		if err != nil {
 			return n, true, fmt.Errorf("read: %w", err)
 		}

@@ -10,11 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/toolrpc/toolrpc/roots"
 	"go.lsp.dev/protocol"
 )
 
@@ -131,11 +131,11 @@ func workspaceRoots(root string, p *protocol.InitializeParams) ([]string, error)
 }
 
 func uriPath(u string) (string, error) {
-	parsed, err := url.Parse(u)
-	if err != nil || parsed.Scheme != "file" || parsed.Path == "" {
+	p, ok := roots.URIPath(u)
+	if !ok {
 		return "", invalid("workspace root %q is not a file:// URI", u)
 	}
-	return parsed.Path, nil
+	return p, nil
 }
 
 func defaultDataDir() (string, error) {

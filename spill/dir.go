@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -61,7 +59,7 @@ func (d *Dir) lockLocked() error {
 	if err != nil {
 		return fmt.Errorf("open scratch lock %s: %w", d.path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := tryLock(f); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("lock scratch dir %s: %w", d.path, err)
 	}
@@ -82,7 +80,7 @@ func (d *Dir) ensureLocked() error {
 	if err := os.MkdirAll(d.path, 0o700); err != nil {
 		return fmt.Errorf("create scratch dir %s: %w", d.path, err)
 	}
-	if err := d.lockLocked(); err != nil && !errors.Is(err, unix.EWOULDBLOCK) {
+	if err := d.lockLocked(); err != nil && !errors.Is(err, errLocked) {
 		return err
 	}
 	return nil
@@ -170,5 +168,5 @@ func stale(p string) bool {
 	defer f.Close()
 	// Holding the lock while the dir is removed keeps its owner from racing
 	// us; the lock dies with the file descriptor.
-	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
+	return tryLock(f) == nil
 }

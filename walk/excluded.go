@@ -2,10 +2,9 @@ package walk
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/gitignore"
 )
@@ -152,45 +151,34 @@ func (c *counter) below(ctx context.Context, abs, rel string) int {
 	for len(stack) > 0 && ctx.Err() == nil {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		fd, err := unix.Open(d.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-		if err != nil {
+		dh, ok := openDir(d.abs)
+		if !ok {
 			continue
 		}
-		ents := listDir(fd, c.buf, nil)
+		ents := dh.list(c.buf, nil)
 		if len(ents) > c.budget {
 			c.capped = true
-			unix.Close(fd)
+			dh.close()
 			return n
 		}
 		c.budget -= len(ents)
 		for _, ent := range ents {
 			typ := ent.typ
-			if typ == unix.DT_UNKNOWN {
-				var st unix.Stat_t
-				if unix.Fstatat(fd, ent.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			if typ == typeUnknown {
+				st, ok := dh.stat(ent.name)
+				if !ok {
 					continue
 				}
-				typ = dtype(st.Mode)
+				typ = st.typ
 			}
 			switch {
-			case typ == unix.DT_DIR && !skipDirs[ent.name]:
-				stack = append(stack, excludedDir{abs: d.abs + "/" + ent.name, rel: joinRel(d.rel, ent.name)})
-			case typ == unix.DT_REG && ent.name != dotGit && (c.keep == nil || c.keep(joinRel(d.rel, ent.name), ent.name)):
+			case typ == typeDir && !skipDirs[ent.name]:
+				stack = append(stack, excludedDir{abs: d.abs + string(filepath.Separator) + ent.name, rel: joinRel(d.rel, ent.name)})
+			case typ == typeReg && ent.name != dotGit && (c.keep == nil || c.keep(joinRel(d.rel, ent.name), ent.name)):
 				n++
 			}
 		}
-		unix.Close(fd)
+		dh.close()
 	}
 	return n
-}
-
-// dtype maps a stat mode to a dirent type.
-func dtype(mode uint32) uint8 {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return unix.DT_DIR
-	case unix.S_IFREG:
-		return unix.DT_REG
-	}
-	return unix.DT_UNKNOWN
 }

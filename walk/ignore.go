@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/roots"
 )
@@ -151,15 +149,10 @@ func compileIgnoreFile(path string) *gitignore.Matcher {
 // readIgnoreFile reads a regular file without blocking on a FIFO; with
 // noFollow, a symlink is refused (git's rule for ignore files in the tree).
 func readIgnoreFile(path string, noFollow bool) ([]byte, bool) {
-	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
-	if noFollow {
-		flags |= unix.O_NOFOLLOW
-	}
-	fd, err := unix.Open(path, flags, 0)
+	f, err := openFile(path, noFollow)
 	if err != nil {
 		return nil, false
 	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, false

@@ -1,16 +1,13 @@
 package walk
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/gitignore"
 )
@@ -71,18 +68,18 @@ const dirBufSize = 32 * 1024
 // say. Unreadable directories below Start are skipped. Walk returns ctx's
 // error as soon as it sees ctx cancelled.
 func Walk(ctx context.Context, opts Options) ([]File, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(opts.Start, &st); err != nil {
+	st, err := os.Stat(opts.Start)
+	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", opts.Start, err)
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		f := File{Abs: opts.Start, Rel: filepath.Base(opts.Start), ModTime: st.Mtim.Nano(), Size: st.Size}
+	switch {
+	case st.Mode().IsRegular():
+		f := File{Abs: opts.Start, Rel: filepath.Base(opts.Start), ModTime: st.ModTime().UnixNano(), Size: st.Size()}
 		if opts.Found != nil {
 			opts.Found(f)
 		}
 		return []File{f}, nil
-	case unix.S_IFDIR:
+	case st.IsDir():
 	default:
 		return nil, nil
 	}
@@ -208,58 +205,36 @@ func (w *walker) work() []File {
 	}
 }
 
-// listDir appends the entries of the open directory fd ("." and ".."
-// left out) to ents.
-func listDir(fd int, buf []byte, ents []dirent) []dirent {
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err != nil || n <= 0 {
-			return ents
-		}
-		for off := 0; off < n; {
-			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
-			typ := buf[off+18]
-			nameBytes := buf[off+19 : off+reclen]
-			if i := bytes.IndexByte(nameBytes, 0); i >= 0 {
-				nameBytes = nameBytes[:i]
-			}
-			off += reclen
-			if name := string(nameBytes); name != "." && name != ".." {
-				ents = append(ents, dirent{name: name, typ: typ})
-			}
-		}
-	}
-}
-
 // readDir lists one directory, queues its subdirectories and appends its
 // kept files to out.
 func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]File, []dirent) {
-	fd, err := unix.Open(j.abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	if err != nil {
+	d, ok := openDir(j.abs)
+	if !ok {
 		return out, ents
 	}
-	defer unix.Close(fd)
-	ents = listDir(fd, buf, ents)
+	defer d.close()
+	ents = d.list(buf, ents)
 	hasGit, hasIgnore, hasDotGit := markers(ents)
 	set := j.set.enter(j.abs, hasGit, hasIgnore, hasDotGit)
 	check := !set.empty()
 	var ex exclusions
 	for _, e := range ents {
 		typ := e.typ
-		var st unix.Stat_t
+		var st fileStat
 		statted := false
-		if typ == unix.DT_UNKNOWN {
-			if e.name == dotGit || unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if typ == typeUnknown {
+			if e.name == dotGit {
+				continue
+			}
+			if st, ok = d.stat(e.name); !ok {
 				continue
 			}
 			statted = true
-			if typ = dtype(st.Mode); typ == unix.DT_UNKNOWN {
-				continue
-			}
+			typ = st.typ
 		}
-		abs := j.abs + "/" + e.name
+		abs := j.abs + string(filepath.Separator) + e.name
 		switch typ {
-		case unix.DT_DIR:
+		case typeDir:
 			if skipDirs[e.name] {
 				continue
 			}
@@ -271,11 +246,11 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 				continue
 			}
 			w.push(dirJob{abs: abs, rel: rel, set: set})
-		case unix.DT_REG:
+		case typeReg:
 			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
 			}
-			if f, ok := w.file(fd, abs, joinRel(j.rel, e.name), e.name, &st, statted); ok {
+			if f, ok := w.file(d, abs, joinRel(j.rel, e.name), e.name, &st, statted); ok {
 				out = append(out, f)
 			}
 		}
@@ -303,20 +278,23 @@ func markers(ents []dirent) (hasGit, hasIgnore, hasDotGit bool) {
 	return hasGit, hasIgnore, hasDotGit
 }
 
-// file returns the regular file name of the directory fd (abs, rel) unless
+// file returns the regular file name of the directory d (abs, rel) unless
 // Keep drops it or it is not a regular file; st holds its stat when statted.
 // Found sees it first.
-func (w *walker) file(fd int, abs, rel, name string, st *unix.Stat_t, statted bool) (File, bool) {
+func (w *walker) file(d dirHandle, abs, rel, name string, st *fileStat, statted bool) (File, bool) {
 	if w.keep != nil && !w.keep(rel, name) {
 		return File{}, false
 	}
-	if !statted && unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+	if !statted {
+		var ok bool
+		if *st, ok = d.stat(name); !ok {
+			return File{}, false
+		}
+	}
+	if st.typ != typeReg {
 		return File{}, false
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return File{}, false
-	}
-	f := File{Abs: abs, Rel: rel, ModTime: st.Mtim.Nano(), Size: st.Size}
+	f := File{Abs: abs, Rel: rel, ModTime: st.mtime, Size: st.size}
 	if w.found != nil {
 		w.found(f)
 	}

@@ -1,3 +1,5 @@
+//go:build linux && !toolrpc_portable
+
 package filetable
 
 import (
@@ -15,6 +17,25 @@ import (
 const dirMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+
+// The inotify event bits events.go reads (watcher_other.go gives them
+// the same values where there is no inotify).
+const (
+	inAttrib     = unix.IN_ATTRIB
+	inCloseWrite = unix.IN_CLOSE_WRITE
+	inCreate     = unix.IN_CREATE
+	inDelete     = unix.IN_DELETE
+	inDeleteSelf = unix.IN_DELETE_SELF
+	inIgnored    = unix.IN_IGNORED
+	inIsdir      = unix.IN_ISDIR
+	inMaskAdd    = unix.IN_MASK_ADD
+	inModify     = unix.IN_MODIFY
+	inMovedFrom  = unix.IN_MOVED_FROM
+	inMovedTo    = unix.IN_MOVED_TO
+	inMoveSelf   = unix.IN_MOVE_SELF
+	inOnlydir    = unix.IN_ONLYDIR
+	inQOverflow  = unix.IN_Q_OVERFLOW
+)
 
 // eventBufSize is the read buffer of the inotify descriptor; an event is 16
 // bytes plus its padded name, so one read returns hundreds of events.

@@ -1,3 +1,5 @@
+//go:build linux && !toolrpc_portable
+
 package rpc
 
 import (

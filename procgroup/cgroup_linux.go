@@ -1,3 +1,5 @@
+//go:build linux && !toolrpc_portable
+
 package procgroup
 
 import (
@@ -23,10 +25,6 @@ var (
 	cgroupSeq  atomic.Int64
 )
 
-// subreaperOnce makes the server a child subreaper the first time a command
-// runs without a cgroup.
-var subreaperOnce sync.Once
-
 // Mode reports how Kill finds a command's processes: "cgroup" (cgroup.kill in
 // a per-call cgroup v2) or "sweep" (process group plus a /proc sweep).
 func Mode() string {
@@ -47,10 +45,6 @@ func useCgroup() bool {
 		}
 	})
 	return cgroupBase != ""
-}
-
-func becomeSubreaper() {
-	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
 // probeCgroup finds the cgroup v2 directory of this process and checks that a
@@ -244,5 +238,22 @@ func (c *callCgroup) remove() {
 			return
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// killServerCgroups writes cgroup.kill in every call cgroup of server pid,
+// waits for each to empty and removes it.
+func killServerCgroups(base string, pid int) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "toolrpc-"+strconv.Itoa(pid)+"-") {
+			continue
+		}
+		c := &callCgroup{dir: filepath.Join(base, e.Name()), fd: -1}
+		_, _ = c.kill()
+		c.remove()
 	}
 }

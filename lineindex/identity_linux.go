@@ -1,0 +1,8 @@
+package lineindex
+
+import (
+	"syscall"
+	"time"
+)
+
+func ctimeOf(st *syscall.Stat_t) int64 { return time.Unix(st.Ctim.Unix()).UnixNano() }

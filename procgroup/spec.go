@@ -1,0 +1,63 @@
+package procgroup
+
+import (
+	"io"
+	"os"
+	"time"
+)
+
+// CookieEnv is the environment variable that carries a command's cookie; every
+// process the command starts inherits it unless it clears its environment.
+const CookieEnv = "TOOLRPC_CALL_COOKIE"
+
+// drainGrace is how long Wait lets the pipes reach end of file after the shell
+// exits before it kills what is left of the command. Tests shorten it.
+var drainGrace = 200 * time.Millisecond
+
+// drainBackstop bounds the wait for the pipes to reach end of file after Kill;
+// past it the read ends are closed (a process outside the server's reach may
+// hold a write end). Tests shorten it.
+var drainBackstop = 2 * time.Second
+
+// readBufBytes is the read size of the output pipes.
+const readBufBytes = 128 << 10
+
+// pipeBytes is the pipe capacity asked for, so a fast writer needs fewer
+// wake-ups; the kernel may grant less.
+const pipeBytes = 1 << 20
+
+// Spec describes one command.
+type Spec struct {
+	// Command is the shell command line, run with bash -c (sh -c without bash).
+	Command string
+	// Dir is the working directory.
+	Dir string
+	// Env is added to the server's environment ("K=V"); later entries win.
+	Env []string
+	// Stdin is the command's standard input; nil means /dev/null.
+	Stdin *string
+	// Stdout and Stderr receive the command's output as it is read. Their
+	// Write must not block for long: it runs on the pipe's reading goroutine.
+	Stdout, Stderr io.Writer
+	// TTY, when set, is the slave end of a pseudo-terminal: the command's
+	// stdin, stdout and stderr, and its controlling terminal (the shell is a
+	// session leader). Stdin, Stdout, Stderr and KeepStdin are then ignored:
+	// the caller reads and writes the terminal's master end. Unix only:
+	// Start on Windows refuses a Spec with TTY set.
+	TTY *os.File
+	// KeepStdin gives the command a stdin pipe whose write end the caller
+	// holds (Group.Stdin) instead of Stdin's text.
+	KeepStdin bool
+	// DrainGrace, when positive, replaces drainGrace for this command.
+	DrainGrace time.Duration
+
+	noCgroup bool // tests set it to cover the sweep on machines with cgroup v2
+}
+
+// Status is how the shell ended.
+type Status struct {
+	// ExitCode is the shell's exit code, or -1 when a signal ended it.
+	ExitCode int
+	// Signal names the signal that ended the shell ("SIGKILL"), or "".
+	Signal string
+}

@@ -1,0 +1,5 @@
+package rpc
+
+import "golang.org/x/sys/unix"
+
+const fionread = unix.TIOCINQ
