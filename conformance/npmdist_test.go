@@ -32,6 +32,8 @@ func nodePlatform() string {
 // machine's platform package (the others skipped by their os/cpu fields),
 // that findBinary resolves the binary from it with no TOOLRPC_BIN and no
 // toolrpc on PATH, and that the example runs headless from that install.
+//
+// Checks SPEC §1 (the server binary a host spawns, per platform).
 func TestNPM_PlatformPackagesInstallOffline(t *testing.T) {
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
