@@ -45,23 +45,7 @@ func TestContentIndexEqualsScan(t *testing.T) {
 		require.NoError(t, os.Chtimes(p, mt, mt))
 		names = append(names, name)
 	}
-	blocked := filepath.Join(t.TempDir(), "file")
-	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
-	indexed := start(t, withRoot(root))
-	scan := start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
-
-	// The first grep starts the build; the index file appears when it is
-	// done, and the server maps it at once. (Answers are equal either way:
-	// the wait only makes the index answer.)
-	indexed.call(t, "tools/grep", map[string]any{"pattern": "start_the_build"})
-	for deadline := time.Now().Add(indexBackstop); ; {
-		if m, _ := filepath.Glob(filepath.Join(indexed.DataDir, "index", "*", "index")); len(m) == 1 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the index of a tiny tree is built: %s", indexed.stderr.String())
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the mapping follows the rename
+	indexed, scan := indexedAndScan(t, root)
 	both := func(params map[string]any) string {
 		a, b := indexed.call(t, "tools/grep", params), scan.call(t, "tools/grep", params)
 		require.Equal(t, string(b), string(a), "params %v", params)
@@ -82,4 +66,28 @@ func TestContentIndexEqualsScan(t *testing.T) {
 		}
 	}
 	require.Contains(t, scan.stderr.String(), "no content index this session", "the scan server had no index")
+}
+
+// indexedAndScan starts two servers on root: one whose content index is built
+// and mapped before it returns, and one that cannot keep an index (its data
+// dir lies under a regular file), so every grep it answers is a scan.
+func indexedAndScan(t *testing.T, root string) (indexed, scan *server) {
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	indexed = start(t, withRoot(root))
+	scan = start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
+
+	// The first grep starts the build; the index file appears when it is
+	// done, and the server maps it at once. (Answers are equal either way:
+	// the wait only makes the index answer.)
+	indexed.call(t, "tools/grep", map[string]any{"pattern": "start_the_build"})
+	for deadline := time.Now().Add(indexBackstop); ; {
+		if m, _ := filepath.Glob(filepath.Join(indexed.DataDir, "index", "*", "index")); len(m) == 1 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the index of a tiny tree is built: %s", indexed.stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the mapping follows the rename
+	return indexed, scan
 }

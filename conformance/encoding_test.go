@@ -331,19 +331,7 @@ func TestEncoding_ContentIndexEqualsScan(t *testing.T) {
 		mt := old.Add(time.Duration(i) * time.Second)
 		require.NoError(t, os.Chtimes(p, mt, mt))
 	}
-	blocked := filepath.Join(t.TempDir(), "file")
-	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
-	indexed := start(t, withRoot(root))
-	scan := start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
-	indexed.call(t, "tools/grep", map[string]any{"pattern": "start_the_build"})
-	for deadline := time.Now().Add(indexBackstop); ; {
-		if m, _ := filepath.Glob(filepath.Join(indexed.DataDir, "index", "*", "index")); len(m) == 1 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the index of a tiny tree is built: %s", indexed.stderr.String())
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the mapping follows the rename
+	indexed, scan := indexedAndScan(t, root)
 	for _, p := range []string{"日本語", "中文", "café", "한국어", "新しい", "first line", `\d+ café`} {
 		for _, mode := range []string{"content", "filesWithMatches", "count"} {
 			params := map[string]any{"pattern": p, "outputMode": mode}
