@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -577,7 +578,7 @@ func TestProcess_BadInput(t *testing.T) {
 			{"INVALID_ARGUMENT", "write", map[string]any{"id": r.ID, "keys": []string{"Hyper-x"}}},
 			{"INVALID_ARGUMENT", "start", map[string]any{"command": "true", "cols": 0}},
 			{"INVALID_ARGUMENT", "start", map[string]any{"command": "true", "mode": "tty"}},
-			{"INVALID_ARGUMENT", "write", map[string]any{"id": r.ID, "data": tenMB}}, // one frame, 40× the write cap, under the 64 MiB frame cap
+			{"INVALID_ARGUMENT", "write", map[string]any{"id": r.ID, "data": tenMB()}}, // one frame, 40× the write cap, under the 64 MiB frame cap
 			{"INVALID_ARGUMENT", "read", map[string]any{"id": r.ID, "wait": map[string]any{"until": []string{"pattern"}, "pattern": "(?<=x)"}}},
 			{"INVALID_ARGUMENT", "read", map[string]any{"id": r.ID, "wait": map[string]any{"timeoutMs": 1e9}}},
 			{"INVALID_ARGUMENT", "read", map[string]any{"id": r.ID, "since": 1 << 40}},
@@ -592,8 +593,11 @@ func TestProcess_BadInput(t *testing.T) {
 	})
 }
 
-// tenMB is the 10 MB data of TestProcess_BadInput, built once for both faces.
-var tenMB = strings.Repeat("x", 10<<20)
+// tenMB is the 10 MB data of TestProcess_BadInput, built once for both faces
+// when the test first asks. Not a package variable: this test binary is also
+// the server under test, and every server it starts would carry the 10 MB
+// (the oversized-frame tests read that server's peak RSS).
+var tenMB = sync.OnceValue(func() string { return strings.Repeat("x", 10<<20) })
 
 // textOf is the text of a content block ("" for other kinds).
 func textOf(c mcp.Content) string {
