@@ -2,11 +2,14 @@ package methods
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/process"
@@ -29,10 +32,6 @@ var replyDoc = fmt.Sprintf("Every reply gives state (running|awaitingInput|exite
 	"and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last %d MB.",
 	limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ProcessLogKeepBytes/limits.MiB)
 
-const waitSchema = `"wait":{"type":"object","additionalProperties":false,"properties":{` +
-	`"until":{"type":"array","items":{"enum":["exit","input","idle","pattern","port"]}},` +
-	`"pattern":{"type":"string"},"idleMs":{"type":"integer"},"timeoutMs":{"type":"integer"}}}`
-
 func processStartMethod() Method {
 	return Method{
 		Name: "tools/process/start",
@@ -44,15 +43,12 @@ func processStartMethod() Method {
 			processWhen, limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols,
 			limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows,
 			limits.ProcessMaxLive, limits.ProcessMaxExited, waitDoc, replyDoc)),
-		InputSchema: []byte(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["command"],"properties":{`+
-			`"command":{"type":"string","minLength":1},"cwd":{"type":"string"},`+
-			`"env":{"type":"object","additionalProperties":{"type":"string"}},`+
-			`"mode":{"enum":["pipe","pty"],"default":"pipe"},`+
-			`"cols":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
-			`"rows":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
-			`"label":{"type":"string"},`+waitSchema+`}}`,
-			limits.ProcessMinCols, limits.ProcessMaxCols, limits.ProcessDefaultCols,
-			limits.ProcessMinRows, limits.ProcessMaxRows, limits.ProcessDefaultRows)),
+		InputSchema: processSchema[wire.ProcessStartParams](func(p wire.Props) {
+			p["command"].MinLength = wire.Ptr(1)
+			wire.Default(p["mode"], string(process.Pipe)).Enum = []any{nil, string(process.Pipe), string(process.PTY)} // null: the default, as the decoder takes it
+			wire.Default(integer(p["cols"], limits.ProcessMinCols, limits.ProcessMaxCols), limits.ProcessDefaultCols)
+			wire.Default(integer(p["rows"], limits.ProcessMinRows, limits.ProcessMaxRows), limits.ProcessDefaultRows)
+		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processStartCall,
 	}
@@ -64,8 +60,10 @@ func processReadMethod() Method {
 		Tool: true,
 		Describe: always("Reads a process's output (since: a cursor, default where its last reply ended; tailLines: only the last N lines) and waits as wait says. " +
 			"Reads never consume: any cursor can be read again. " + waitDoc + " " + replyDoc),
-		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},` +
-			`"since":{"type":"integer","minimum":0},"tailLines":{"type":"integer","minimum":1},` + waitSchema + `}}`),
+		InputSchema: processSchema[wire.ProcessReadParams](func(p wire.Props) {
+			integer(p["since"], 0, 0)
+			integer(p["tailLines"], 1, 0)
+		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processReadCall,
 	}
@@ -75,11 +73,10 @@ func processWriteMethod() Method {
 	return Method{
 		Name: "tools/process/write",
 		Tool: true,
-		Describe: always(fmt.Sprintf("Writes data (at most %dKB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\\) "+
+		Describe: always(fmt.Sprintf("Writes data (at most %dKB) and then keys (%s) "+
 			"to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data \"yes\\n\". %s %s",
-			limits.ProcessWriteMaxBytes/limits.KB, waitDoc, replyDoc)),
-		InputSchema: []byte(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string"},"data":{"type":"string"},` +
-			`"keys":{"type":"array","items":{"type":"string"}},"eof":{"type":"boolean"},` + waitSchema + `}}`),
+			limits.ProcessWriteMaxBytes/limits.KB, process.KeyNames, waitDoc, replyDoc)),
+		InputSchema:  processSchema[wire.ProcessWriteParams](nil),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processWriteCall,
 	}
@@ -89,13 +86,14 @@ func processSignalMethod() Method {
 	return Method{
 		Name: "tools/process/signal",
 		Tool: true,
-		Describe: always(fmt.Sprintf("Sends signal (INT TERM HUP QUIT KILL TSTP CONT) to a process's group. After TERM or HUP the whole tree is killed if it has not exited "+
+		Describe: always(fmt.Sprintf("Sends signal (%s) to a process's group. After TERM or HUP the whole tree is killed if it has not exited "+
 			"within graceMs (0..%d, default %d); KILL kills the whole tree at once. Answers with reason signal once delivered (once the tree is dead for KILL "+
 			"or an escalation), or, given wait, on its first event. %s",
-			limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs, replyDoc)),
-		InputSchema: []byte(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["id","signal"],"properties":{"id":{"type":"string"},`+
-			`"signal":{"enum":["INT","TERM","HUP","QUIT","KILL","TSTP","CONT"]},"graceMs":{"type":"integer","minimum":0,"maximum":%d,"default":%d},`+waitSchema+`}}`,
-			limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs)),
+			process.SignalNames, limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs, replyDoc)),
+		InputSchema: processSchema[wire.ProcessSignalParams](func(p wire.Props) {
+			p["signal"].Enum = wire.Enum(strings.Fields(process.SignalNames))
+			wire.Default(integer(p["graceMs"], 0, limits.ProcessMaxGraceMs), limits.ProcessDefaultGraceMs)
+		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processSignalCall,
 	}
@@ -107,10 +105,40 @@ func processListMethod() Method {
 		Tool: true,
 		Describe: always(fmt.Sprintf("Lists the session's processes: every live one (at most %d) and the exited ones kept (the last %d), with state, reason, prompt, ports and log, without output.",
 			limits.ProcessMaxLive, limits.ProcessMaxExited)),
-		InputSchema:  []byte(`{"type":"object","additionalProperties":false,"properties":{}}`),
+		InputSchema:  wire.InputSchema[struct{}](nil),
 		OutputSchema: wire.OutputSchema[wire.ProcessList](),
 		Call:         processListCall,
 	}
+}
+
+// processSchema is the input schema generated from a process tool's params
+// P: the wait member's events and ranges, then adjust's additions (adjust
+// may be nil).
+func processSchema[P any](adjust func(p wire.Props)) json.RawMessage {
+	return wire.InputSchema[P](func(p wire.Props) {
+		if w := p["wait"]; w != nil {
+			w.Properties["until"].Items.Enum = wire.Enum(process.WaitEvents)
+			wire.Default(integer(w.Properties["idleMs"], limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs), limits.ProcessDefaultIdleMs)
+			wire.Default(integer(w.Properties["timeoutMs"], 0, limits.ProcessMaxTimeoutMs), limits.ProcessDefaultTimeoutMs)
+		}
+		if adjust != nil {
+			adjust(p)
+		}
+	})
+}
+
+// integer makes a number member an integer in min..max (max 0: none), as
+// the adapter checks it.
+func integer(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
+	for i, t := range p.Types {
+		if t == "number" {
+			p.Types[i] = "integer"
+		}
+	}
+	if p.Type == "number" {
+		p.Type = "integer"
+	}
+	return wire.Range(p, min, max)
 }
 
 // always is a description in the words of each face: on MCP the tools are

@@ -1,6 +1,9 @@
 package process
 
-import "syscall"
+import (
+	"slices"
+	"syscall"
+)
 
 // KeyNames lists the named keys Key knows, as a message shows them.
 const KeyNames = `Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\`
@@ -34,12 +37,14 @@ func SignalNamed(name string) (syscall.Signal, bool) {
 	return sig, ok
 }
 
-// WaitEvent is the event named e if a Wait may wait for it (exit, input,
-// idle, pattern, port).
+// WaitEvents names the events a Wait may wait for.
+var WaitEvents = []string{string(EvExit), string(EvInput), string(EvIdle), string(EvPattern), string(EvPort)}
+
+// WaitEvent is the event named e if a Wait may wait for it (one of
+// WaitEvents).
 func WaitEvent(e string) (Event, bool) {
-	switch ev := Event(e); ev {
-	case EvExit, EvInput, EvIdle, EvPattern, EvPort:
-		return ev, true
+	if slices.Contains(WaitEvents, e) {
+		return Event(e), true
 	}
 	return "", false
 }

@@ -76,9 +76,8 @@ var (
 // Await waits for the first event of w. ctx ends the wait early with ctx's
 // error; the process keeps running either way.
 func (p *Process) Await(ctx context.Context, w Wait) (Outcome, error) {
-	has := func(e Event) bool { return slices.Contains(w.Until, e) }
 	matched := make(chan string, 1)
-	if has(EvPattern) && w.Pattern != nil {
+	if w.has(EvPattern) && w.Pattern != nil {
 		stop := p.watchLines(w, matched)
 		defer stop()
 	}
@@ -91,47 +90,15 @@ func (p *Process) Await(ctx context.Context, w Wait) (Outcome, error) {
 		changed, lastOut := p.changed, p.lastOut
 		pending := p.rend.Pending()
 		p.mu.Unlock()
-		if has(EvExit) && p.Exited() {
-			return Outcome{Reason: EvExit}, nil
-		}
-		select {
-		case m := <-matched:
-			return Outcome{Reason: EvPattern, Matched: m}, nil
-		default:
-		}
-		if has(EvPattern) && w.Pattern != nil && pending != "" && w.Pattern.MatchString(pending) {
-			return Outcome{Reason: EvPattern, Matched: pending}, nil
-		}
-		if has(EvPort) && !p.Exited() {
-			if ports := listeningPorts(p.g.Pids()); len(ports) > 0 {
-				return Outcome{Reason: EvPort, Ports: ports}, nil
-			}
-		}
-		if has(EvInput) && !p.Exited() && p.confirmInput(lastOut) {
-			return Outcome{Reason: EvInput}, nil
-		}
-		quiet := time.Since(lastOut)
-		if has(EvIdle) && quiet >= w.Idle {
-			return Outcome{Reason: EvIdle}, nil
+		if o, ok := p.happened(w, matched, pending, lastOut); ok {
+			return o, nil
 		}
 		if w.Timeout == 0 {
 			return Outcome{Reason: EvTimeout}, nil
 		}
 		// Sleep until output, exit, a match, the idle point, or the next probe.
-		next := time.Duration(-1)
-		if has(EvIdle) {
-			next = w.Idle - quiet
-		}
-		if has(EvInput) || has(EvPort) {
-			if quiet < limits.ProcessInputFastFor {
-				poll = limits.ProcessInputPoll
-			} else {
-				poll = min(poll*3/2, limits.ProcessInputPollMax)
-			}
-			if next < 0 || poll < next {
-				next = poll
-			}
-		}
+		var next time.Duration
+		next, poll = w.nextWake(time.Since(lastOut), poll)
 		var tick <-chan time.Time
 		if next >= 0 {
 			if pollTimer == nil {
@@ -155,6 +122,60 @@ func (p *Process) Await(ctx context.Context, w Wait) (Outcome, error) {
 			return Outcome{}, ctx.Err()
 		}
 	}
+}
+
+// has reports whether w waits for e.
+func (w Wait) has(e Event) bool { return slices.Contains(w.Until, e) }
+
+// happened returns the first of w's events that has occurred: pending is
+// the rendered line not yet ended, lastOut the time of the last output.
+func (p *Process) happened(w Wait, matched <-chan string, pending string, lastOut time.Time) (Outcome, bool) {
+	if w.has(EvExit) && p.Exited() {
+		return Outcome{Reason: EvExit}, true
+	}
+	select {
+	case m := <-matched:
+		return Outcome{Reason: EvPattern, Matched: m}, true
+	default:
+	}
+	if w.has(EvPattern) && w.Pattern != nil && pending != "" && w.Pattern.MatchString(pending) {
+		return Outcome{Reason: EvPattern, Matched: pending}, true
+	}
+	if w.has(EvPort) && !p.Exited() {
+		if ports := listeningPorts(p.g.Pids()); len(ports) > 0 {
+			return Outcome{Reason: EvPort, Ports: ports}, true
+		}
+	}
+	if w.has(EvInput) && !p.Exited() && p.confirmInput(lastOut) {
+		return Outcome{Reason: EvInput}, true
+	}
+	if w.has(EvIdle) && time.Since(lastOut) >= w.Idle {
+		return Outcome{Reason: EvIdle}, true
+	}
+	return Outcome{}, false
+}
+
+// nextWake is how long a wait may sleep before it must look again (-1:
+// until something happens), given how long the output has been quiet, and
+// the input poll interval it has backed off to: the poll starts at
+// ProcessInputPoll while output is recent and grows by half up to
+// ProcessInputPollMax while it stays quiet.
+func (w Wait) nextWake(quiet, poll time.Duration) (next, newPoll time.Duration) {
+	next = -1
+	if w.has(EvIdle) {
+		next = w.Idle - quiet
+	}
+	if w.has(EvInput) || w.has(EvPort) {
+		if quiet < limits.ProcessInputFastFor {
+			poll = limits.ProcessInputPoll
+		} else {
+			poll = min(poll*3/2, limits.ProcessInputPollMax)
+		}
+		if next < 0 || poll < next {
+			next = poll
+		}
+	}
+	return next, poll
 }
 
 // confirmInput reports a blocked read seen by two probes with no output in

@@ -8,51 +8,51 @@ package wire
 type ProcessWait struct {
 	// Until is the events to answer on: exit, input, idle, pattern, port
 	// (default exit, input, idle).
-	Until []string `json:"until"`
+	Until []string `json:"until,omitempty"`
 	// Pattern is an RE2 matched against each rendered line; it needs
 	// "pattern" in Until.
-	Pattern *string `json:"pattern"`
+	Pattern *string `json:"pattern,omitempty"`
 	// IdleMs is how long without output counts as idle.
-	IdleMs *float64 `json:"idleMs"`
+	IdleMs *float64 `json:"idleMs,omitempty"`
 	// TimeoutMs is how long the call waits at most (0: answer at once).
-	TimeoutMs *float64 `json:"timeoutMs"`
+	TimeoutMs *float64 `json:"timeoutMs,omitempty"`
 }
 
 // ProcessStartParams are the params of tools/process/start.
 type ProcessStartParams struct {
 	Command *string      `json:"command"`
-	Cwd     *string      `json:"cwd"`
-	Env     StringMap    `json:"env"`
-	Mode    *string      `json:"mode"` // pipe (default) or pty
-	Cols    *float64     `json:"cols"`
-	Rows    *float64     `json:"rows"`
-	Label   *string      `json:"label"`
-	Wait    *ProcessWait `json:"wait"`
+	Cwd     *string      `json:"cwd,omitempty" jsonschema:"working directory inside the workspace (default: the first root)"`
+	Env     StringMap    `json:"env,omitempty" jsonschema:"variables added to the server's environment"`
+	Mode    *string      `json:"mode,omitempty"` // pipe (default) or pty
+	Cols    *float64     `json:"cols,omitempty"`
+	Rows    *float64     `json:"rows,omitempty"`
+	Label   *string      `json:"label,omitempty"`
+	Wait    *ProcessWait `json:"wait,omitempty"`
 }
 
 // ProcessReadParams are the params of tools/process/read.
 type ProcessReadParams struct {
 	ID        *string      `json:"id"`
-	Since     *float64     `json:"since"` // a cursor; default where the last reply ended
-	TailLines *float64     `json:"tailLines"`
-	Wait      *ProcessWait `json:"wait"`
+	Since     *float64     `json:"since,omitempty"` // a cursor; default where the last reply ended
+	TailLines *float64     `json:"tailLines,omitempty"`
+	Wait      *ProcessWait `json:"wait,omitempty"`
 }
 
 // ProcessWriteParams are the params of tools/process/write.
 type ProcessWriteParams struct {
 	ID   *string      `json:"id"`
-	Data *string      `json:"data"`
-	Keys []string     `json:"keys"` // named keys, sent after Data
-	EOF  bool         `json:"eof"`
-	Wait *ProcessWait `json:"wait"`
+	Data *string      `json:"data,omitempty"`
+	Keys []string     `json:"keys,omitempty"` // named keys, sent after Data
+	EOF  bool         `json:"eof,omitempty"`
+	Wait *ProcessWait `json:"wait,omitempty"`
 }
 
 // ProcessSignalParams are the params of tools/process/signal.
 type ProcessSignalParams struct {
 	ID      *string      `json:"id"`
 	Signal  *string      `json:"signal"` // INT TERM HUP QUIT KILL TSTP CONT
-	GraceMs *float64     `json:"graceMs"`
-	Wait    *ProcessWait `json:"wait"`
+	GraceMs *float64     `json:"graceMs,omitempty"`
+	Wait    *ProcessWait `json:"wait,omitempty"`
 }
 
 // ProcessPrompt is ProcessReply.prompt: the line a process awaiting input

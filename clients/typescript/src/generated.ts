@@ -222,8 +222,7 @@ export interface GrepParams {
 export type GrepResult = GrepContentResult | GrepFilesResult | GrepCountResult;
 
 /** Params of tools/process/list: Lists the session's processes: every live one (at most 32) and the exited ones kept (the last 100), with state, reason, prompt, ports and log, without output. */
-export interface ProcessListParams {
-}
+export type ProcessListParams = Record<string, unknown>;
 
 /** Result of tools/process/list. */
 export interface ProcessListResult {
@@ -252,14 +251,16 @@ export interface ProcessListResult {
 export interface ProcessReadParams {
   id: string;
   /** (minimum 0) */
-  since?: number;
+  since?: null | number;
   /** (minimum 1) */
-  tailLines?: number;
-  wait?: {
-    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
-    pattern?: string;
-    idleMs?: number;
-    timeoutMs?: number;
+  tailLines?: null | number;
+  wait?: null | {
+    until?: null | ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: null | string;
+    /** (minimum 100, maximum 600000, default 2000) */
+    idleMs?: null | number;
+    /** (minimum 0, maximum 600000, default 10000) */
+    timeoutMs?: null | number;
   };
 }
 
@@ -297,12 +298,14 @@ export interface ProcessSignalParams {
   id: string;
   signal: "INT" | "TERM" | "HUP" | "QUIT" | "KILL" | "TSTP" | "CONT";
   /** (minimum 0, maximum 60000, default 2000) */
-  graceMs?: number;
-  wait?: {
-    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
-    pattern?: string;
-    idleMs?: number;
-    timeoutMs?: number;
+  graceMs?: null | number;
+  wait?: null | {
+    until?: null | ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: null | string;
+    /** (minimum 100, maximum 600000, default 2000) */
+    idleMs?: null | number;
+    /** (minimum 0, maximum 600000, default 10000) */
+    timeoutMs?: null | number;
   };
 }
 
@@ -339,20 +342,24 @@ export interface ProcessSignalResult {
 export interface ProcessStartParams {
   /** (minLength 1) */
   command: string;
-  cwd?: string;
+  /** working directory inside the workspace (default: the first root) */
+  cwd?: null | string;
+  /** variables added to the server's environment */
   env?: Record<string, string>;
   /** (default "pipe") */
-  mode?: "pipe" | "pty";
+  mode?: null | "pipe" | "pty";
   /** (minimum 20, maximum 500, default 120) */
-  cols?: number;
+  cols?: null | number;
   /** (minimum 5, maximum 200, default 40) */
-  rows?: number;
-  label?: string;
-  wait?: {
-    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
-    pattern?: string;
-    idleMs?: number;
-    timeoutMs?: number;
+  rows?: null | number;
+  label?: null | string;
+  wait?: null | {
+    until?: null | ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: null | string;
+    /** (minimum 100, maximum 600000, default 2000) */
+    idleMs?: null | number;
+    /** (minimum 0, maximum 600000, default 10000) */
+    timeoutMs?: null | number;
   };
 }
 
@@ -388,14 +395,16 @@ export interface ProcessStartResult {
 /** Params of tools/process/write: Writes data (at most 256KB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\) to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data "yes\n". wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
 export interface ProcessWriteParams {
   id: string;
-  data?: string;
-  keys?: string[];
+  data?: null | string;
+  keys?: null | string[];
   eof?: boolean;
-  wait?: {
-    until?: ("exit" | "input" | "idle" | "pattern" | "port")[];
-    pattern?: string;
-    idleMs?: number;
-    timeoutMs?: number;
+  wait?: null | {
+    until?: null | ("exit" | "input" | "idle" | "pattern" | "port")[];
+    pattern?: null | string;
+    /** (minimum 100, maximum 600000, default 2000) */
+    idleMs?: null | number;
+    /** (minimum 0, maximum 600000, default 10000) */
+    timeoutMs?: null | number;
   };
 }
 
