@@ -136,8 +136,10 @@ func figure(v float64, unit string) string {
 		return fmt.Sprintf("%.2f s", v)
 	case "%":
 		return fmt.Sprintf("%.1f %%", v)
+	case "ratio":
+		return fmt.Sprintf("%.3g", v)
 	}
-	return fmt.Sprintf("%g %s", v, unit)
+	return fmt.Sprintf("%.3g %s", v, unit)
 }
 
 // median returns the median of xs (0 for none).
