@@ -9,14 +9,14 @@ import (
 
 // The index file, all integers little-endian:
 //
-//	postings   one encoded list per trigram (see encodeList)
+//	postings   one encoded list per folded trigram (see encodeList)
 //	trigrams   ntri entries of {tri u32, count u32, off u32}, ascending by tri
 //	docs       ndocs entries of {pathOff u32, pathLen u32, size i64, mtime i64, flags u32, pad u32}
 //	paths      the docs' paths relative to the root, concatenated
 //	root       the root's real path
 //	footer     {magic [8]byte, ndocs u32, ntri u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
 const (
-	magic      = "TRIDX004" // 004: docDecoded
+	magic      = "TRIDX005" // 004: docDecoded; 005: folded trigrams, masks with case bits
 	triEntry   = 12
 	docEntry   = 32
 	footerSize = 8 + 4 + 4 + 6*8
@@ -36,7 +36,7 @@ const (
 )
 
 // List kinds, the first byte of an encoded list, plus listMasks when one
-// follower mask per document follows the ids.
+// mask (see caseMaskShift) per document follows the ids.
 const (
 	listVarint = 0 // ascending doc ids as uvarint deltas (the first from 0)
 	listBitmap = 1 // one bit per document, ceil(ndocs/8) bytes
@@ -44,8 +44,8 @@ const (
 )
 
 // masksFrom is the share of documents (1/masksFrom) a trigram must be in
-// for its list to carry follower masks: a rarer trigram narrows enough on
-// its own, and masks cost a byte per document.
+// for its list to carry masks: a rarer trigram narrows enough on its own,
+// and masks cost a byte per document.
 const masksFrom = 256
 
 type footer struct {
@@ -96,7 +96,7 @@ func decodeFooter(data []byte) (footer, error) {
 // ndocs documents: uvarint deltas, or, when that is smaller, a bitmap of
 // one bit per document (a trigram in more than about one document in
 // eight); then, for a trigram in at least 1/masksFrom of the documents, one
-// follower mask per id.
+// mask per id.
 func encodeList(dst []byte, ids []uint32, masks []uint8, ndocs int) []byte {
 	kind := byte(listVarint)
 	withMasks := len(ids)*masksFrom >= ndocs
@@ -151,7 +151,7 @@ func skipUvarints(b []byte, count int) (int, error) {
 
 // matchBitmap ORs into dst the documents of bitmap b whose mask (in the
 // order of the set bits) allows term t.
-func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
+func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint64) error {
 	rank := 0
 	for i, c := range b {
 		for c != 0 {
@@ -172,7 +172,7 @@ func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
 
 // matchList ORs into the bitmap dst the documents of the list at data
 // (count ids of an index of ndocs documents) that allow term t.
-func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
+func matchList(dst []uint64, data []byte, count, ndocs int, t uint64) error {
 	if len(data) == 0 {
 		return errCorrupt
 	}
@@ -186,7 +186,7 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 		if len(b) < (ndocs+7)/8 {
 			return errCorrupt
 		}
-		if t>>followShift != 0 {
+		if t&^triMask != 0 {
 			if len(b) < (ndocs+7)/8+count {
 				return errCorrupt
 			}
@@ -207,7 +207,7 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 		return nil
 	case listVarint:
 		var masks []byte
-		if t>>followShift != 0 {
+		if t&^triMask != 0 {
 			// The masks follow the ids: find where the ids end first, so
 			// nothing is allocated.
 			end, err := skipUvarints(data[1:], count)

@@ -235,10 +235,7 @@ func TestHelperServer(t *testing.T) {
 func TestReopenMapsWithoutRebuild(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	tr := newTree(t, r)
-	dataDir := t.TempDir()
-	first := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: t.Logf})
-	waitReady(t, first, tr)
-	first.Close()
+	dataDir, first := builtIndex(t, tr)
 	log := &logRecorder{}
 	second := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
 	defer second.Close()

@@ -52,7 +52,7 @@ func (b *builder) merge() error {
 	})
 }
 
-// emitFunc takes one trigram's ascending documents and their follower masks.
+// emitFunc takes one trigram's ascending documents and their masks.
 type emitFunc func(tri uint32, ids []uint32, masks []uint8) error
 
 // mergeRuns calls emit with each trigram and its documents, ascending.

@@ -10,13 +10,13 @@ import (
 // overlayDoc is a file read since the base index was built.
 type overlayDoc struct {
 	size, mtime int64
-	tris        []uint32 // sorted
-	masks       []uint8  // follower masks of tris
+	tris        []uint32 // sorted, folded
+	masks       []uint8  // masks of tris
 }
 
 // has reports whether the document holds term t.
-func (o *overlayDoc) has(t uint32) bool {
-	i, ok := slices.BinarySearch(o.tris, t&triMask)
+func (o *overlayDoc) has(t uint64) bool {
+	i, ok := slices.BinarySearch(o.tris, uint32(t&triMask))
 	return ok && termAllows(t, o.masks[i])
 }
 

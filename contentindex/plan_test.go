@@ -13,7 +13,7 @@ import (
 )
 
 // termsOf returns the membership test of the terms of text.
-func termsOf(text []byte) func(uint32) bool {
+func termsOf(text []byte) func(uint64) bool {
 	s := newTriSet()
 	s.Add(text)
 	tris := slices.Clone(s.Sorted())
@@ -54,13 +54,21 @@ func TestPlanQueries(t *testing.T) {
 		ci      bool
 		want    string
 	}{
-		{`PM_RESUME`, false, `"UME" "M_R+0" "SUM+0" "RES+3" "ESU+5" "_RE+6" "PM_+7"`},
-		{`abc`, false, `"abc"`},
+		// Folded trigrams; "/u" asks for a document holding the trigram
+		// with an upper-case letter, "/l" with none.
+		{`PM_RESUME`, false, `"ume/u" "_re/u+0" "m_r/u+0" "sum/u+0" "esu/u+1" "pm_/u+1" "res/u+5"`},
+		// One folded term per trigram, whatever the case (no OR of case
+		// variants); the long s (U+017F) of s makes the one OR.
+		{`pm_resume`, true, `"ume" "m_r+0" "pm_+1" (("re?+0" "?um+0" "ſu+1" "_re+4" "eſ+5")|("_re+0" "sum+0" "esu+1" "res+5"))`},
+		{`[pP]M_R`, false, `"m_r/u" "pm_/u+1"`},
+		{`[aA]bc`, false, `"abc/lu"`},
+		{`abc`, false, `"abc/l"`},
 		{`ab`, false, `+`},
 		{`[0-9]{10}`, false, `+`},
-		{`abc|xyz`, false, `"abc"|"xyz"`},
-		{`\w+_RESUME`, false, `"UME" "SUM+0" "RES+3" "ESU+5" "_RE+6"`},
-		{`(?i)kelvin`, false, ``}, // an OR: "kel" or the trigrams of U+212A "el",
+		{`abc|xyz`, false, `"abc/l"|"xyz/l"`},
+		{`\w+_RESUME`, false, `"ume/u" "_re/u+0" "sum/u+0" "esu/u+1" "res/u+5"`},
+		// The folds of k: "kel" or the trigrams of U+212A "el"; the rest is common.
+		{`(?i)kelvin`, false, "\"vin\" \"elv+4\" \"lvi+5\" (\"kel+2\"|(\"\u212a+0\" \"?e+2\" \"?el+2\"))"},
 		{`a\x{fffd}b`, false, `+`},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {
