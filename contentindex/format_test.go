@@ -19,18 +19,18 @@ func TestListRoundTrip(t *testing.T) {
 	for range 300 {
 		ndocs := 1 + r.IntN(3000)
 		var ids []uint32
-		var masks []uint8
+		var masks []uint16
 		density := r.Float64()
 		for id := range ndocs {
 			if r.Float64() < density {
 				ids = append(ids, uint32(id))
-				masks = append(masks, uint8(r.IntN(256)))
+				masks = append(masks, randomMask(r))
 			}
 		}
 		data := encodeList(nil, ids, masks, ndocs)
 		withMasks := len(ids)*masksFrom >= ndocs
 		for f := range 9 {
-			cases := []uint64{0, 1, 0x80, uint64(r.IntN(256))}[r.IntN(4)]
+			cases := uint64(r.IntN(4)) // any, caseLower, caseUpper, both
 			tm := uint64(pack('a', 'b', 'c')) | uint64(f)<<followShift | cases<<caseShift
 			got := make([]uint64, (ndocs+63)/64)
 			require.NoError(t, matchList(got, data, len(ids), ndocs, tm))
@@ -45,6 +45,13 @@ func TestListRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomMask returns a mask with followers of lower-case occurrences,
+// upper-case ones, both, or (never in an index, yet encodable) none.
+func randomMask(r *rand.Rand) uint16 {
+	low, high := uint16(r.IntN(256)), uint16(r.IntN(256))<<caseMaskShift
+	return []uint16{low, high, low | high, 0}[r.IntN(4)]
 }
 
 // FuzzIndexFile: a damaged index file is refused or answered, never a

@@ -11,7 +11,7 @@ import (
 type overlayDoc struct {
 	size, mtime int64
 	tris        []uint32 // sorted, folded
-	masks       []uint8  // masks of tris
+	masks       []uint16 // masks of tris
 }
 
 // has reports whether the document holds term t.
@@ -34,12 +34,12 @@ func (m *Manager) readChanged(rel string, set *triSet, buf []byte) {
 		return
 	}
 	tris := slices.Clone(set.Sorted())
-	masks := make([]uint8, len(tris))
+	masks := make([]uint16, len(tris))
 	for i, t := range tris {
 		masks[i] = set.Mask(t)
 	}
 	m.mu.Lock()
 	m.overlay[rel] = overlayDoc{size: size, mtime: mtime, tris: tris, masks: masks}
-	m.ovBytes += 5 * len(tris)
+	m.ovBytes += 6 * len(tris)
 	m.mu.Unlock()
 }

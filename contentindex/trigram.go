@@ -33,21 +33,18 @@ const (
 	caseShift   = 32
 )
 
-// A mask is what a document records of one folded trigram in one byte: in
-// its low followBuckets bits the follower bits of the bytes that follow the
-// trigram somewhere in the document (folded, so one bit serves both cases
-// of a letter); in its top two bits the cases the trigram has somewhere in
-// the document: caseLower (no upper-case letter), caseUpper (one or more).
-// A case-sensitive query asks for the case bits its text allows, a
-// case-insensitive one for none, and both read the same one list per
-// trigram. (Measured on the Go tree: six follower bits and two case bits
-// keep case-sensitive queries as selective as exact-case trigrams with
-// eight follower bits did; three case bits and five follower bits do not.)
+// A mask is what a document records of one folded trigram: in its low byte
+// the follower bits of the bytes that follow the trigram's occurrences with
+// no upper-case letter (caseLower), in its high byte those of the
+// occurrences with one or more (caseUpper). Followers are folded, so one bit
+// serves both cases of a letter; the end of the text follows as "\n" does,
+// so every occurrence sets a bit of its half. A case-sensitive query asks
+// the halves its text's case allows, a case-insensitive one either, and both
+// read the same one list per trigram.
 const (
-	followBuckets = 6
-	caseMaskShift = followBuckets
 	caseLower     = 1 << 0
 	caseUpper     = 1 << 1
+	caseMaskShift = 8 // the bit of follower bucket b after a caseUpper occurrence is b+caseMaskShift
 )
 
 // caseOf returns the case bit of a trigram whose letters are at the
@@ -60,105 +57,124 @@ func caseOf(letters, upper uint32) uint8 {
 	return caseUpper
 }
 
-// caseTable is caseOf shifted into a mask, by upper<<3 | letters.
-var caseTable = func() (t [64]uint8) {
-	for i := range uint32(64) {
-		t[i] = caseOf(i&7, i>>3) << caseMaskShift
-	}
-	return t
-}()
-
-// letterUpper tells, per byte, whether it is an ASCII letter (bit 0) and
-// whether it is an upper-case one (bit 1).
-var letterUpper = func() (t [256]uint8) {
-	for c := 'a'; c <= 'z'; c++ {
+// hasUpper tells, per byte, whether it is an upper-case ASCII letter.
+var hasUpper = func() (t [256]uint8) {
+	for c := 'A'; c <= 'Z'; c++ {
 		t[c] = 1
 	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = 3
-	}
 	return t
 }()
 
-// followBit maps a folded byte to one of followBuckets bits: a document
-// records, per trigram, the bits of the bytes that follow it somewhere in
-// the document, folded, so one bit serves both cases of a letter.
+// followBit maps a folded byte to one of eight bits: a document records,
+// per trigram, the bits of the bytes that follow it somewhere in the
+// document, folded, so one bit serves both cases of a letter.
 // Bytes frequent in source text are dealt round-robin by frequency, so the
 // commonest ones do not share a bit; the rest are hashed.
 var followBit = func() (t [256]uint8) {
 	for i := range t {
-		t[i] = uint8(int(uint8(i*0x9d)) * followBuckets >> 8)
+		t[i] = uint8(i*0x9d) >> 5
 	}
 	for i, c := range []byte("etaoinsrlcdupm_hfgbyvkwxqjz0123456789 ().,;:*/-=\n\t") {
-		t[c] = uint8(i % followBuckets)
+		t[c] = uint8(i % 8)
 	}
 	return t
 }()
 
 // termAllows reports whether a document whose mask for the term's trigram
-// is mask may hold the term.
-func termAllows(t uint64, mask uint8) bool {
-	f := t >> followShift & followMask
-	cases := uint8(t >> caseShift)
-	return (f == 0 || mask&(1<<(f-1)) != 0) && (cases == 0 || mask>>caseMaskShift&cases != 0)
+// is mask may hold the term. A term that asks nothing of the mask is held
+// by every document holding its trigram.
+func termAllows(t uint64, mask uint16) bool {
+	if t&^triMask == 0 {
+		return true
+	}
+	halves := uint8(t >> caseShift)
+	if halves == 0 {
+		halves = caseLower | caseUpper
+	}
+	want := uint16(0xFF) // any follower
+	if f := t >> followShift & followMask; f != 0 {
+		want = 1 << (f - 1)
+	}
+	if halves&caseLower == 0 {
+		mask &^= 0xFF
+	}
+	if halves&caseUpper == 0 {
+		mask &= 0xFF
+	}
+	return mask&(want|want<<caseMaskShift) != 0
 }
 
 // triSet gathers the distinct folded trigrams of one file and, per
-// trigram, its mask: a 2 MiB bitmap and a 16 MiB mask table over all 2^24
+// trigram, its mask: a 2 MiB bitmap and a 32 MiB mask table over all 2^24
 // trigrams (touched only where text has trigrams), plus the list of
 // trigrams seen, so clearing costs what filling did.
 type triSet struct {
 	bits  []uint64
-	masks []uint8
+	masks []uint16
 	list  []uint32
-	// t holds the last three folded bytes added, lu which of them are
-	// letters (bits 0-2) and upper case (bits 3-5), and seen how many bytes
-	// (at most 3) were added since Reset, so a file may come in pieces.
-	t, lu uint32
+	// t holds the last three folded bytes added, up the upper-case letters
+	// among them (bit 2 the first), and seen how many bytes (at most 3)
+	// were added since Reset, so a file may come in pieces; ended is set
+	// once the end of the text has been recorded.
+	t, up uint32
 	seen  int
+	ended bool
 }
 
 func newTriSet() *triSet {
-	return &triSet{bits: make([]uint64, 1<<24/64), masks: make([]uint8, 1<<24)}
+	return &triSet{bits: make([]uint64, 1<<24/64), masks: make([]uint16, 1<<24)}
 }
 
 // Add adds the trigrams of the next piece of the file.
 func (s *triSet) Add(p []byte) {
-	t, lu, seen := s.t, s.lu, s.seen
+	t, up, seen := s.t, s.up, s.seen
 	bits, masks := s.bits, s.masks
 	for _, c := range p {
 		f := foldTable[c]
 		if seen == 3 {
-			masks[t] |= 1 << followBit[f]
+			masks[t] |= followMaskBit(up, f)
 		}
 		t = (t<<8 | uint32(f)) & triMask
-		k := uint32(letterUpper[c])
-		lu = (lu<<1)&0b110110 | k&1 | (k>>1)<<3
+		up = (up<<1 | uint32(hasUpper[c])) & 7
 		if seen < 3 {
 			seen++
 			if seen < 3 {
 				continue
 			}
 		}
-		masks[t] |= caseTable[lu]
 		w, b := t>>6, uint64(1)<<(t&63)
 		if bits[w]&b == 0 {
 			bits[w] |= b
 			s.list = append(s.list, t)
 		}
 	}
-	s.t, s.lu, s.seen = t, lu, seen
+	s.t, s.up, s.seen = t, up, seen
 }
 
-// Sorted returns the distinct trigrams added since the last Reset, in
-// ascending order. The slice is valid until the next Reset.
+// followMaskBit returns the mask bit of folded follower f after an
+// occurrence whose upper-case letters are up.
+func followMaskBit(up uint32, f byte) uint16 {
+	b := uint16(1) << followBit[f]
+	if up != 0 {
+		b <<= caseMaskShift
+	}
+	return b
+}
+
+// Sorted ends the text (its last trigram is followed as by "\n") and
+// returns the distinct trigrams added since the last Reset, in ascending
+// order. The slice is valid until the next Reset.
 func (s *triSet) Sorted() []uint32 {
+	if s.seen == 3 && !s.ended {
+		s.masks[s.t] |= followMaskBit(s.up, '\n')
+		s.ended = true
+	}
 	slices.Sort(s.list)
 	return s.list
 }
 
 // Mask returns the mask of trigram t.
-func (s *triSet) Mask(t uint32) uint8 { return s.masks[t] }
+func (s *triSet) Mask(t uint32) uint16 { return s.masks[t] }
 
 // Reset empties the set for the next file.
 func (s *triSet) Reset() {
@@ -167,5 +183,5 @@ func (s *triSet) Reset() {
 		s.masks[t] = 0
 	}
 	s.list = s.list[:0]
-	s.t, s.lu, s.seen = 0, 0, 0
+	s.t, s.up, s.seen, s.ended = 0, 0, 0, false
 }
