@@ -62,14 +62,14 @@ func (q *Query) String() string {
 	return strings.Join(parts, sep)
 }
 
-// triString renders a term: its folded trigram, then "/" and the case
-// bits it asks for (l lower, u upper, m mixed), then "+" and its follower
-// bit, if any.
+// triString renders a term: its folded trigram, then "/" and the cases it
+// asks for (l caseLower, u caseUpper), then "+" and its follower bit, if
+// any.
 func triString(t uint64) string {
 	s := strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
 	if cases := uint8(t >> caseShift); cases != 0 {
 		s += "/"
-		for i, name := range "lum" {
+		for i, name := range "lu" {
 			if cases&(1<<i) != 0 {
 				s += string(name)
 			}

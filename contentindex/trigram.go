@@ -24,8 +24,8 @@ func pack(a, b, c byte) uint32 {
 // A term is a folded trigram (low 24 bits); in bits 24-27, 0 or 1 + the
 // follower bit (see followBit) of a byte that must follow the trigram (a
 // term with a follower asks for a 4-gram, approximately); in bits 32-39,
-// the case bits (see caseMaskShift) of which one must be in the mask, or 0 for
-// any.
+// the cases (caseLower, caseUpper) of the occurrences the term may be, or 0
+// for any (see termAllows).
 const (
 	triMask     = 1<<24 - 1
 	followShift = 24
