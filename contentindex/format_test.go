@@ -98,8 +98,9 @@ func FuzzIndexFile(f *testing.F) {
 var oldTime = time.Now().Add(-time.Hour)
 
 // oldMagics are the magics of earlier index formats (004: exact-case
-// trigrams with 8-bit follower masks, which a 005 reader would misread).
-var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004"}
+// trigrams with 8-bit follower masks; 005: folded trigrams with one-byte
+// masks), which the current reader would misread.
+var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005"}
 
 // TestOldFormatIsRebuilt: an index file of an earlier format is never
 // mapped as the current one; a server finding one builds anew and narrows
