@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// indexWords make up the tree and the patterns: mixed case, a case partner
-// outside ASCII (K, U+212A), CRLF, bytes that are not UTF-8.
+// indexWords make up the tree and the patterns: mixed case, case partners
+// outside ASCII (K, U+212A; s, U+017F), CRLF, bytes that are not UTF-8.
 var indexWords = []string{"foo", "Foo", "FOO", "bar", "pm_resume", "PM_RESUME", "Resume", "k", "K", "\u212a",
-	"\n", "\r\n", " ", "\t", "123", "\xff", "abc", "xyz", "func", "(", ")"}
+	"\n", "\r\n", " ", "\t", "123", "\xff", "abc", "xyz", "func", "(", ")", "re\u017fume", "\u212aELVIN", "kelvin"}
 
 // indexBackstop bounds the wait for the index build of a tiny tree; it is
 // not a speed assertion.
@@ -52,7 +52,9 @@ func TestContentIndexEqualsScan(t *testing.T) {
 		return string(a)
 	}
 	patterns := []string{`PM_RESUME`, `pm_resume`, `(?i)pm_resume`, `\bFoo\b`, `foo|bar`, `K[a-z]*`, `\x{212a}`,
-		`abc$`, `^func`, `[0-9]{3}`, `Resume\r`, `xyz\s+abc`, `f.o`}
+		`abc$`, `^func`, `[0-9]{3}`, `Resume\r`, `xyz\s+abc`, `f.o`,
+		// Literals grep confirms without regexp (i = 15, 18: case-insensitive).
+		`RESUME`, `c\x{fffd}b`, `kelvin`, `re\x{17f}ume`, `resume`, `sk`}
 	for i, p := range patterns {
 		if i%4 == 3 {
 			name := names[r.IntN(len(names))]

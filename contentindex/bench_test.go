@@ -18,7 +18,7 @@ import (
 
 // benchTree is the tree the benchmarks index: $CONTENTINDEX_BENCH_TREE,
 // else the Go tree.
-func benchTree(b *testing.B) (string, []walk.File) {
+func benchTree(b testing.TB) (string, []walk.File) {
 	root := os.Getenv("CONTENTINDEX_BENCH_TREE")
 	if root == "" {
 		root = runtime.GOROOT()
@@ -33,6 +33,26 @@ func benchTree(b *testing.B) (string, []walk.File) {
 	}
 	walk.SortNewestFirst(files)
 	return root, files
+}
+
+// benchIndex lists the bench tree and maps its index, built unthrottled in
+// $CONTENTINDEX_BENCH_DATA (kept between runs) or a temporary directory.
+func benchIndex(tb testing.TB) ([]walk.File, *Manager) {
+	root, files := benchTree(tb)
+	dataDir := os.Getenv("CONTENTINDEX_BENCH_DATA")
+	if dataDir == "" {
+		dataDir = tb.TempDir()
+	}
+	mgr := Open(Options{DataDir: dataDir, Root: root, CPUPercent: 100, Logf: tb.Logf})
+	for !mgr.Ready() {
+		if mgr.isOff() {
+			mgr.Close()
+			tb.Fatal("no index: see the log")
+		}
+		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint64{1}}, walk.FileList(files))
+		mgr.settle()
+	}
+	return files, mgr
 }
 
 func cpuTime() time.Duration {
@@ -72,17 +92,8 @@ func BenchmarkBuild(b *testing.B) {
 // the file list) on the bench tree, per $CONTENTINDEX_BENCH_QUERIES
 // (patterns separated by newlines; a leading "(?i)" sets caseInsensitive).
 func BenchmarkCandidates(b *testing.B) {
-	root, files := benchTree(b)
-	dataDir := os.Getenv("CONTENTINDEX_BENCH_DATA")
-	if dataDir == "" {
-		dataDir = b.TempDir()
-	}
-	mgr := Open(Options{DataDir: dataDir, Root: root, CPUPercent: 100, Logf: b.Logf})
+	files, mgr := benchIndex(b)
 	defer mgr.Close()
-	for !mgr.Ready() {
-		mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{1}}, walk.FileList(files))
-		mgr.settle()
-	}
 	queries := os.Getenv("CONTENTINDEX_BENCH_QUERIES")
 	if queries == "" {
 		queries = "errors\\.New\n(?i)nil pointer dereference\n\\w+_RESUME\n[0-9]{10}"

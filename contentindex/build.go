@@ -26,7 +26,7 @@ const (
 var ErrQuota = errors.New("index would exceed its disk quota")
 
 // maxDocs is the most files one index holds: a run stores a document id in
-// 24 bits beside its follower mask.
+// 24 bits beside its trigram and mask.
 const maxDocs = 1<<24 - 1
 
 // ErrTooManyFiles reports a root with more files than one index holds.
@@ -46,7 +46,7 @@ type builder struct {
 	build     string // dir/build
 	paths     []string
 	docs      []docRec
-	pairs     []uint64 // tri<<32 | doc of the current run
+	pairs     []uint64 // tri<<pairTriShift | mask<<pairMaskShift | doc of the current run
 	tmp       []uint64 // radix sort scratch
 	runLo     int      // first document of the current run
 	set       *triSet
@@ -147,6 +147,6 @@ func (b *builder) addFile(i int) {
 		return
 	}
 	for _, t := range b.set.Sorted() {
-		b.pairs = append(b.pairs, uint64(t)<<32|uint64(b.set.Mask(t))<<24|uint64(i))
+		b.pairs = append(b.pairs, uint64(t)<<pairTriShift|uint64(b.set.Mask(t))<<pairMaskShift|uint64(i))
 	}
 }

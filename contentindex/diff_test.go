@@ -198,9 +198,20 @@ func checkCandidates(t *testing.T, mgr *Manager, tr *tree, pattern string, ci, m
 // waitReady triggers a build with a first call and waits for it.
 func waitReady(t *testing.T, mgr *Manager, tr *tree) {
 	t.Helper()
-	mgr.Candidates(&Query{Op: OpAnd, Tri: []uint32{pack('a', 'b', 'c')}}, tr.files())
+	mgr.Candidates(&Query{Op: OpAnd, Tri: []uint64{uint64(pack('a', 'b', 'c'))}}, tr.files())
 	mgr.settle()
 	require.True(t, mgr.Ready(), "the index is built")
+}
+
+// builtIndex builds the index of tr in a new dataDir by a manager it then
+// closes; it returns the dataDir and the closed manager (its dir, Builds).
+func builtIndex(t *testing.T, tr *tree) (string, *Manager) {
+	t.Helper()
+	dataDir := t.TempDir()
+	first := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: t.Logf})
+	waitReady(t, first, tr)
+	first.Close()
+	return dataDir, first
 }
 
 // runDifferential builds an index of a random tree, then interleaves random

@@ -6,7 +6,11 @@
 // # The index
 //
 // For each text file of a root it records the distinct trigrams (three
-// consecutive bytes, ASCII letters folded to lower case) of its content. The
+// consecutive bytes, ASCII letters folded to lower case) of its content,
+// and per trigram a mask: which bytes follow its occurrences without an
+// upper-case letter, and which follow those with one (eight buckets each,
+// folded). A case-insensitive query reads one posting list per trigram, as a
+// case-sensitive one does; the latter also asks the masks for its case. The
 // file lives at <dataDir>/index/<hash of the root's real path>/index and is
 // mmapped read-only. Posting lists are uvarint deltas of document ids, or a
 // bitmap of one bit per document when that is smaller (a trigram in more
@@ -35,7 +39,8 @@
 // Trigram Index": per node it tracks the exact set of matched strings or
 // their possible prefixes and suffixes, and a query every match satisfies.
 // Case folding expands each literal rune to its Unicode fold orbit (k, K and
-// U+212A KELVIN SIGN), then folds ASCII as the index does. U+FFFD stands for
+// U+212A KELVIN SIGN), then folds ASCII as the index does; terms every
+// alternative of such an expansion needs are read once (see factor). U+FFFD stands for
 // any byte that is not UTF-8 (regexp matches such a byte as U+FFFD), so it
 // yields no trigram. A pattern with no usable trigram plans to OpAll, and
 // Candidates then answers ok=false: grep reads every file as without index.

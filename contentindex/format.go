@@ -9,14 +9,14 @@ import (
 
 // The index file, all integers little-endian:
 //
-//	postings   one encoded list per trigram (see encodeList)
+//	postings   one encoded list per folded trigram (see encodeList)
 //	trigrams   ntri entries of {tri u32, count u32, off u32}, ascending by tri
 //	docs       ndocs entries of {pathOff u32, pathLen u32, size i64, mtime i64, flags u32, pad u32}
 //	paths      the docs' paths relative to the root, concatenated
 //	root       the root's real path
 //	footer     {magic [8]byte, ndocs u32, ntri u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
 const (
-	magic      = "TRIDX004" // 004: docDecoded
+	magic      = "TRIDX006" // 004: docDecoded; 005: folded trigrams, one-byte masks; 006: masks by case (see appendMasks)
 	triEntry   = 12
 	docEntry   = 32
 	footerSize = 8 + 4 + 4 + 6*8
@@ -35,8 +35,8 @@ const (
 	docDecoded
 )
 
-// List kinds, the first byte of an encoded list, plus listMasks when one
-// follower mask per document follows the ids.
+// List kinds, the first byte of an encoded list, plus listMasks when the
+// documents' masks (see caseMaskShift, appendMasks) follow the ids.
 const (
 	listVarint = 0 // ascending doc ids as uvarint deltas (the first from 0)
 	listBitmap = 1 // one bit per document, ceil(ndocs/8) bytes
@@ -44,8 +44,8 @@ const (
 )
 
 // masksFrom is the share of documents (1/masksFrom) a trigram must be in
-// for its list to carry follower masks: a rarer trigram narrows enough on
-// its own, and masks cost a byte per document.
+// for its list to carry masks: a rarer trigram narrows enough on its own,
+// and masks cost a byte or more per document.
 const masksFrom = 256
 
 type footer struct {
@@ -96,8 +96,8 @@ func decodeFooter(data []byte) (footer, error) {
 // ndocs documents: uvarint deltas, or, when that is smaller, a bitmap of
 // one bit per document (a trigram in more than about one document in
 // eight); then, for a trigram in at least 1/masksFrom of the documents, one
-// follower mask per id.
-func encodeList(dst []byte, ids []uint32, masks []uint8, ndocs int) []byte {
+// mask per id.
+func encodeList(dst []byte, ids []uint32, masks []uint16, ndocs int) []byte {
 	kind := byte(listVarint)
 	withMasks := len(ids)*masksFrom >= ndocs
 	if withMasks {
@@ -126,9 +126,62 @@ func encodeList(dst []byte, ids []uint32, masks []uint8, ndocs int) []byte {
 		}
 	}
 	if withMasks {
-		dst = append(dst, masks...)
+		dst = appendMasks(dst, masks)
 	}
 	return dst
+}
+
+// appendMasks appends the masks of a list: their low bytes (the followers
+// of caseLower occurrences), a bitmap of one bit per mask telling which have
+// a high byte (the followers of caseUpper occurrences), then those high
+// bytes in order. Most documents hold a trigram in one case only, so most
+// masks cost a byte and a bit.
+func appendMasks(dst []byte, masks []uint16) []byte {
+	for _, m := range masks {
+		dst = append(dst, byte(m))
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, (len(masks)+7)/8)...)
+	for i, m := range masks {
+		if m>>caseMaskShift != 0 {
+			dst[start+i>>3] |= 1 << (i & 7)
+			dst = append(dst, byte(m>>caseMaskShift))
+		}
+	}
+	return dst
+}
+
+// maskReader reads the masks appendMasks wrote, in order.
+type maskReader struct {
+	low, has, high []byte
+	i, hi          int
+}
+
+// newMaskReader returns the reader of the count masks at the start of b.
+func newMaskReader(b []byte, count int) (*maskReader, error) {
+	n := (count + 7) / 8
+	if len(b) < count+n {
+		return nil, errCorrupt
+	}
+	return &maskReader{low: b[:count], has: b[count : count+n], high: b[count+n:]}, nil
+}
+
+// next returns the next mask; it fails past the last or when the high
+// bytes run out.
+func (r *maskReader) next() (uint16, error) {
+	if r.i >= len(r.low) {
+		return 0, errCorrupt
+	}
+	m := uint16(r.low[r.i])
+	if r.has[r.i>>3]&(1<<(r.i&7)) != 0 {
+		if r.hi >= len(r.high) {
+			return 0, errCorrupt
+		}
+		m |= uint16(r.high[r.hi]) << caseMaskShift
+		r.hi++
+	}
+	r.i++
+	return m, nil
 }
 
 // skipUvarints returns the length of the first count uvarints of b.
@@ -151,16 +204,17 @@ func skipUvarints(b []byte, count int) (int, error) {
 
 // matchBitmap ORs into dst the documents of bitmap b whose mask (in the
 // order of the set bits) allows term t.
-func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
+func matchBitmap(dst []uint64, b []byte, masks *maskReader, t uint64) error {
 	rank := 0
 	for i, c := range b {
 		for c != 0 {
 			k := bits.TrailingZeros8(c)
 			c &= c - 1
-			if rank >= len(masks) {
-				return errCorrupt
+			m, err := masks.next()
+			if err != nil {
+				return err
 			}
-			if termAllows(t, masks[rank]) {
+			if termAllows(t, m) {
 				id := i*8 + k
 				dst[id>>6] |= 1 << (id & 63)
 			}
@@ -172,13 +226,12 @@ func matchBitmap(dst []uint64, b []byte, masks []uint8, t uint32) error {
 
 // matchList ORs into the bitmap dst the documents of the list at data
 // (count ids of an index of ndocs documents) that allow term t.
-func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
+func matchList(dst []uint64, data []byte, count, ndocs int, t uint64) error {
 	if len(data) == 0 {
 		return errCorrupt
 	}
-	withMasks := data[0]&listMasks != 0
-	if !withMasks {
-		t &= triMask // no masks: every document allows every follower
+	if data[0]&listMasks == 0 {
+		t &= triMask // no masks: every document allows every term
 	}
 	switch data[0] &^ listMasks {
 	case listBitmap:
@@ -186,52 +239,72 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint32) error {
 		if len(b) < (ndocs+7)/8 {
 			return errCorrupt
 		}
-		if t>>followShift != 0 {
-			if len(b) < (ndocs+7)/8+count {
-				return errCorrupt
+		if t&^triMask != 0 {
+			masks, err := newMaskReader(b[(ndocs+7)/8:], count)
+			if err != nil {
+				return err
 			}
-			return matchBitmap(dst, b[:(ndocs+7)/8], b[(ndocs+7)/8:][:count], t)
+			return matchBitmap(dst, b[:(ndocs+7)/8], masks, t)
 		}
-		b = b[:(ndocs+7)/8]
-		i := 0
-		for ; (i+1)*8 <= len(b) && i < len(dst); i++ {
-			dst[i] |= binary.LittleEndian.Uint64(b[i*8:])
-		}
-		for ; i < len(dst); i++ {
-			var w uint64
-			for k := 0; k < 8 && i*8+k < len(b); k++ {
-				w |= uint64(b[i*8+k]) << (8 * k)
-			}
-			dst[i] |= w
-		}
+		orBitmap(dst, b[:(ndocs+7)/8])
 		return nil
 	case listVarint:
-		var masks []byte
-		if t>>followShift != 0 {
-			// The masks follow the ids: find where the ids end first, so
-			// nothing is allocated.
-			end, err := skipUvarints(data[1:], count)
-			if err != nil || len(data) < 1+end+count {
-				return errCorrupt
-			}
-			masks = data[1+end : 1+end+count]
-		}
-		p, id := 1, uint64(0)
-		for i := range count {
-			d, n := binary.Uvarint(data[p:])
-			if n <= 0 {
-				return errCorrupt
-			}
-			p += n
-			id += d
-			if id >= uint64(ndocs) {
-				return errCorrupt
-			}
-			if masks == nil || termAllows(t, masks[i]) {
-				dst[id>>6] |= 1 << (id & 63)
-			}
-		}
-		return nil
+		return matchVarint(dst, data[1:], count, ndocs, t)
 	}
 	return fmt.Errorf("list kind %d: %w", data[0], errCorrupt)
+}
+
+// orBitmap ORs the bitmap b (one bit per document) into dst.
+func orBitmap(dst []uint64, b []byte) {
+	i := 0
+	for ; (i+1)*8 <= len(b) && i < len(dst); i++ {
+		dst[i] |= binary.LittleEndian.Uint64(b[i*8:])
+	}
+	for ; i < len(dst); i++ {
+		var w uint64
+		for k := 0; k < 8 && i*8+k < len(b); k++ {
+			w |= uint64(b[i*8+k]) << (8 * k)
+		}
+		dst[i] |= w
+	}
+}
+
+// matchVarint ORs into dst the documents of the uvarint-coded ids at b
+// (then their masks, when t asks them) that allow term t.
+func matchVarint(dst []uint64, b []byte, count, ndocs int, t uint64) error {
+	var masks *maskReader
+	if t&^triMask != 0 {
+		// The masks follow the ids: find where the ids end first.
+		end, err := skipUvarints(b, count)
+		if err != nil {
+			return err
+		}
+		if masks, err = newMaskReader(b[end:], count); err != nil {
+			return err
+		}
+	}
+	p, id := 0, uint64(0)
+	for range count {
+		d, n := binary.Uvarint(b[p:])
+		if n <= 0 {
+			return errCorrupt
+		}
+		p += n
+		id += d
+		if id >= uint64(ndocs) {
+			return errCorrupt
+		}
+		allowed := true
+		if masks != nil {
+			m, err := masks.next()
+			if err != nil {
+				return err
+			}
+			allowed = termAllows(t, m)
+		}
+		if allowed {
+			dst[id>>6] |= 1 << (id & 63)
+		}
+	}
+	return nil
 }

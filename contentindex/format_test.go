@@ -19,23 +19,24 @@ func TestListRoundTrip(t *testing.T) {
 	for range 300 {
 		ndocs := 1 + r.IntN(3000)
 		var ids []uint32
-		var masks []uint8
+		var masks []uint16
 		density := r.Float64()
 		for id := range ndocs {
 			if r.Float64() < density {
 				ids = append(ids, uint32(id))
-				masks = append(masks, uint8(r.IntN(256)))
+				masks = append(masks, randomMask(r))
 			}
 		}
 		data := encodeList(nil, ids, masks, ndocs)
 		withMasks := len(ids)*masksFrom >= ndocs
 		for f := range 9 {
-			tm := pack('a', 'b', 'c') | uint32(f)<<followShift
+			cases := uint64(r.IntN(4)) // any, caseLower, caseUpper, both
+			tm := uint64(pack('a', 'b', 'c')) | uint64(f)<<followShift | cases<<caseShift
 			got := make([]uint64, (ndocs+63)/64)
 			require.NoError(t, matchList(got, data, len(ids), ndocs, tm))
 			for k, id := range ids {
 				want := !withMasks || termAllows(tm, masks[k])
-				require.Equal(t, want, has(got, id), "doc %d of %d, follower %d", id, ndocs, f)
+				require.Equal(t, want, has(got, id), "doc %d of %d, follower %d, cases %#x", id, ndocs, f, cases)
 			}
 			for id := range ndocs {
 				if _, in := slices.BinarySearch(ids, uint32(id)); !in {
@@ -44,6 +45,13 @@ func TestListRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomMask returns a mask with followers of lower-case occurrences,
+// upper-case ones, both, or (never in an index, yet encodable) none.
+func randomMask(r *rand.Rand) uint16 {
+	low, high := uint16(r.IntN(256)), uint16(r.IntN(256))<<caseMaskShift
+	return []uint16{low, high, low | high, 0}[r.IntN(4)]
 }
 
 // FuzzIndexFile: a damaged index file is refused or answered, never a
@@ -88,3 +96,40 @@ func FuzzIndexFile(f *testing.F) {
 
 // oldTime is an mtime well outside the racy window.
 var oldTime = time.Now().Add(-time.Hour)
+
+// oldMagics are the magics of earlier index formats (004: exact-case
+// trigrams with 8-bit follower masks; 005: folded trigrams with one-byte
+// masks), which the current reader would misread.
+var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005"}
+
+// TestOldFormatIsRebuilt: an index file of an earlier format is never
+// mapped as the current one; a server finding one builds anew and narrows
+// by the new index.
+func TestOldFormatIsRebuilt(t *testing.T) {
+	require.NotContains(t, oldMagics, magic, "a format change bumps the magic")
+	for _, old := range oldMagics {
+		t.Run(old, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(31, 32))
+			tr := newTree(t, r)
+			dataDir, first := builtIndex(t, tr)
+			p := filepath.Join(first.dir, indexName)
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			copy(data[len(data)-footerSize:], old)
+			require.NoError(t, os.WriteFile(p, data, 0o600))
+			_, err = openIndex(p, tr.root)
+			require.ErrorIs(t, err, errCorrupt, "a %s file is refused", old)
+
+			second := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: t.Logf})
+			defer second.Close()
+			waitReady(t, second, tr)
+			require.Equal(t, 1, second.Builds(), "the old index is rebuilt")
+			data, err = os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, magic, string(data[len(data)-footerSize:][:len(magic)]))
+			for _, pattern := range []string{"pm_resume", "PM_RESUME", "Foo", "kelvin"} {
+				checkCandidates(t, second, tr, pattern, r.IntN(2) == 0, false)
+			}
+		})
+	}
+}

@@ -106,15 +106,15 @@ func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
 	tris := slices.Clone(q.Tri)
 	if q.Op == OpAnd {
 		// Rarest first, so an empty intersection is found early.
-		slices.SortFunc(tris, func(a, b uint32) int {
-			ca, _ := ix.list(a & triMask)
-			cb, _ := ix.list(b & triMask)
+		slices.SortFunc(tris, func(a, b uint64) int {
+			ca, _ := ix.list(uint32(a & triMask))
+			cb, _ := ix.list(uint32(b & triMask))
 			return ca - cb
 		})
 	}
 	for _, t := range tris {
 		s := ix.newSet()
-		if count, data := ix.list(t & triMask); count > 0 {
+		if count, data := ix.list(uint32(t & triMask)); count > 0 {
 			if err := matchList(s, data, count, int(ix.f.ndocs), t); err != nil {
 				return nil, false, err
 			}

@@ -136,7 +136,22 @@ func checkNoIndexTree(t *testing.T, tr *tree, dataDir, wantErr string) {
 	require.True(t, os.IsNotExist(err), "no index file is left: %v", err)
 }
 
+// TestBuildResumes: a stopped build resumes from its last complete run,
+// unless that run is of an earlier run format (oldRunMagics): then it builds
+// from the start. Either way the index answers like a fresh one.
 func TestBuildResumes(t *testing.T) {
+	for _, oldRun := range append([]string{""}, oldRunMagics...) {
+		t.Run("run magic "+oldRun, func(t *testing.T) { checkResume(t, oldRun) })
+	}
+}
+
+// oldRunMagics are the magics of earlier run formats.
+var oldRunMagics = []string{"TRIRUN01", "TRIRUN02"}
+
+// checkResume stops a build after its first run, gives the runs the magic
+// oldRun (unless ""), and resumes it.
+func checkResume(t *testing.T, oldRun string) {
+	require.NotContains(t, oldRunMagics, runMagic, "a run format change bumps the magic")
 	old := runPairs
 	runPairs = 200
 	defer func() { runPairs = old }()
@@ -160,9 +175,23 @@ func TestBuildResumes(t *testing.T) {
 	_, err := build(ctx, tr.root, dir, sortedCopy(paths), &pacer{})
 	require.ErrorIs(t, err, context.Canceled)
 	stopAfterRun = nil
+	if oldRun != "" {
+		runs, err := filepath.Glob(filepath.Join(dir, buildDirName, "run-*"))
+		require.NoError(t, err)
+		require.NotEmpty(t, runs)
+		for _, p := range runs {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, append([]byte(oldRun), data[len(oldRun):]...), 0o600))
+		}
+	}
 	at, err := build(context.Background(), tr.root, dir, sortedCopy(paths), &pacer{})
 	require.NoError(t, err)
-	require.Positive(t, at, "the second build resumed after the first one's run")
+	if oldRun == "" {
+		require.Positive(t, at, "the second build resumed after the first one's run")
+	} else {
+		require.Zero(t, at, "runs of an old format are built again")
+	}
 	// The resumed index answers like a fresh one.
 	mgr := Open(Options{DataDir: filepath.Dir(filepath.Dir(dir)), Root: tr.root, CPUPercent: 100, Logf: t.Logf})
 	defer mgr.Close()
@@ -235,10 +264,7 @@ func TestHelperServer(t *testing.T) {
 func TestReopenMapsWithoutRebuild(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	tr := newTree(t, r)
-	dataDir := t.TempDir()
-	first := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: t.Logf})
-	waitReady(t, first, tr)
-	first.Close()
+	dataDir, first := builtIndex(t, tr)
 	log := &logRecorder{}
 	second := Open(Options{DataDir: dataDir, Root: tr.root, CPUPercent: 100, Logf: log.logf})
 	defer second.Close()

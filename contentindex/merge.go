@@ -43,7 +43,7 @@ func (b *builder) merge() error {
 	}
 	return writeIndex(filepath.Join(b.dir, indexName), b.root, b.docs, text, func(emit emitFunc) error {
 		n := 0
-		return mergeRuns(rs, func(tri uint32, ids []uint32, masks []uint8) error {
+		return mergeRuns(rs, func(tri uint32, ids []uint32, masks []uint16) error {
 			if n++; n%1024 == 0 {
 				b.pace.tick()
 			}
@@ -52,13 +52,13 @@ func (b *builder) merge() error {
 	})
 }
 
-// emitFunc takes one trigram's ascending documents and their follower masks.
-type emitFunc func(tri uint32, ids []uint32, masks []uint8) error
+// emitFunc takes one trigram's ascending documents and their masks.
+type emitFunc func(tri uint32, ids []uint32, masks []uint16) error
 
 // mergeRuns calls emit with each trigram and its documents, ascending.
 func mergeRuns(rs []*runReader, emit emitFunc) error {
 	var ids []uint32
-	var masks []uint8
+	var masks []uint16
 	for {
 		tri := uint32(runEnd)
 		for _, r := range rs {
@@ -105,7 +105,7 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 	quota := max(text*limits.IndexQuotaPercent/100, limits.IndexQuotaMinBytes)
 	var ent, buf []byte
 	ntri := 0
-	err = lists(func(tri uint32, ids []uint32, masks []uint8) error {
+	err = lists(func(tri uint32, ids []uint32, masks []uint16) error {
 		ent = binary.LittleEndian.AppendUint32(ent[:0], tri)
 		ent = binary.LittleEndian.AppendUint32(ent, uint32(len(ids)))
 		if w.n > math.MaxUint32 {

@@ -10,13 +10,13 @@ import (
 // overlayDoc is a file read since the base index was built.
 type overlayDoc struct {
 	size, mtime int64
-	tris        []uint32 // sorted
-	masks       []uint8  // follower masks of tris
+	tris        []uint32 // sorted, folded
+	masks       []uint16 // masks of tris
 }
 
 // has reports whether the document holds term t.
-func (o *overlayDoc) has(t uint32) bool {
-	i, ok := slices.BinarySearch(o.tris, t&triMask)
+func (o *overlayDoc) has(t uint64) bool {
+	i, ok := slices.BinarySearch(o.tris, uint32(t&triMask))
 	return ok && termAllows(t, o.masks[i])
 }
 
@@ -34,12 +34,12 @@ func (m *Manager) readChanged(rel string, set *triSet, buf []byte) {
 		return
 	}
 	tris := slices.Clone(set.Sorted())
-	masks := make([]uint8, len(tris))
+	masks := make([]uint16, len(tris))
 	for i, t := range tris {
 		masks[i] = set.Mask(t)
 	}
 	m.mu.Lock()
 	m.overlay[rel] = overlayDoc{size: size, mtime: mtime, tris: tris, masks: masks}
-	m.ovBytes += 5 * len(tris)
+	m.ovBytes += 6 * len(tris)
 	m.mu.Unlock()
 }

@@ -13,11 +13,11 @@ import (
 )
 
 // termsOf returns the membership test of the terms of text.
-func termsOf(text []byte) func(uint32) bool {
+func termsOf(text []byte) func(uint64) bool {
 	s := newTriSet()
 	s.Add(text)
 	tris := slices.Clone(s.Sorted())
-	masks := make([]uint8, len(tris))
+	masks := make([]uint16, len(tris))
 	for i, t := range tris {
 		masks[i] = s.Mask(t)
 	}
@@ -54,13 +54,21 @@ func TestPlanQueries(t *testing.T) {
 		ci      bool
 		want    string
 	}{
-		{`PM_RESUME`, false, `"UME" "M_R+0" "SUM+0" "RES+3" "ESU+5" "_RE+6" "PM_+7"`},
-		{`abc`, false, `"abc"`},
+		// Folded trigrams; "/u" asks the followers of the trigram's
+		// occurrences with an upper-case letter, "/l" of those with none.
+		{`PM_RESUME`, false, `"ume/u" "m_r/u+0" "sum/u+0" "res/u+3" "esu/u+5" "_re/u+6" "pm_/u+7"`},
+		// One folded term per trigram, whatever the case (no OR of case
+		// variants); the long s (U+017F) of s makes the one OR.
+		{`pm_resume`, true, `"ume" "m_r+0" "_re+6" "pm_+7" (("?um+0" "re?+1" "eſ+3" "ſu+5")|("sum+0" "res+3" "esu+5"))`},
+		{`[pP]M_R`, false, `"m_r/u" "pm_/u+7"`},
+		{`[aA]bc`, false, `"abc/lu"`},
+		{`abc`, false, `"abc/l"`},
 		{`ab`, false, `+`},
 		{`[0-9]{10}`, false, `+`},
-		{`abc|xyz`, false, `"abc"|"xyz"`},
-		{`\w+_RESUME`, false, `"UME" "SUM+0" "RES+3" "ESU+5" "_RE+6"`},
-		{`(?i)kelvin`, false, ``}, // an OR: "kel" or the trigrams of U+212A "el",
+		{`abc|xyz`, false, `"abc/l"|"xyz/l"`},
+		{`\w+_RESUME`, false, `"ume/u" "sum/u+0" "res/u+3" "esu/u+5" "_re/u+6"`},
+		// The folds of k: "kel" or the trigrams of U+212A "el"; the rest is common.
+		{`(?i)kelvin`, false, "\"vin\" \"elv+4\" \"lvi+5\" (\"kel+4\"|(\"?e+0\" \"\u212a+0\" \"?el+4\"))"},
 		{`a\x{fffd}b`, false, `+`},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {

@@ -26,10 +26,12 @@ const (
 // the pattern's query, so a file that fails it cannot hold a match.
 // Trigrams are folded (ASCII letters lower-cased), as the index stores them;
 // each entry of Tri is a term: a trigram, possibly with the follower bit of
-// the byte that must come after it (see term).
+// the byte that must come after it and the case patterns it may have (see
+// followShift), so a case-insensitive query reads the same one posting list
+// per trigram as a case-sensitive one.
 type Query struct {
 	Op  Op
-	Tri []uint32
+	Tri []uint64
 	Sub []*Query
 }
 
@@ -60,9 +62,20 @@ func (q *Query) String() string {
 	return strings.Join(parts, sep)
 }
 
-func triString(t uint32) string {
+// triString renders a term: its folded trigram, then "/" and the cases it
+// asks for (l caseLower, u caseUpper), then "+" and its follower bit, if
+// any.
+func triString(t uint64) string {
 	s := strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
-	if f := t >> followShift; f != 0 {
+	if cases := uint8(t >> caseShift); cases != 0 {
+		s += "/"
+		for i, name := range "lu" {
+			if cases&(1<<i) != 0 {
+				s += string(name)
+			}
+		}
+	}
+	if f := t >> followShift & followMask; f != 0 {
 		s += fmt.Sprintf("+%d", f-1)
 	}
 	return s
@@ -130,44 +143,95 @@ func andTrigrams(q *Query, set []string) *Query {
 		}
 		alt = or(alt, stringQuery(s))
 	}
-	return and(q, alt)
+	return and(q, factor(alt))
+}
+
+// factor pulls the terms every alternative of an OR of ANDs requires out
+// of the OR, so each of their lists is read once: (a b c)|(a b d) becomes
+// a b (c|d). Other queries are returned as they are.
+func factor(q *Query) *Query {
+	if q.Op != OpOr || len(q.Tri) > 0 || len(q.Sub) < 2 {
+		return q
+	}
+	common := q.Sub[0].Tri
+	for _, s := range q.Sub {
+		if s.Op != OpAnd {
+			return q
+		}
+		common = slices.DeleteFunc(slices.Clone(common), func(t uint64) bool {
+			_, in := slices.BinarySearch(s.Tri, t)
+			return !in
+		})
+	}
+	if len(common) == 0 {
+		return q
+	}
+	rest := noneQuery
+	for _, s := range q.Sub {
+		left := &Query{Op: OpAnd, Sub: s.Sub}
+		for _, t := range s.Tri {
+			if _, in := slices.BinarySearch(common, t); !in {
+				left.Tri = append(left.Tri, t)
+			}
+		}
+		if len(left.Tri)+len(left.Sub) == 0 {
+			left = allQuery
+		}
+		rest = or(rest, left)
+	}
+	return and(&Query{Op: OpAnd, Tri: common}, rest)
 }
 
 // stringQuery is the AND of the terms of symbol string s: per window of
-// three symbols, its trigram with the follower bit of the next symbol, or
-// the OR of the case variants when the window holds either-case letters.
+// three symbols, its folded trigram with the follower bit of the next symbol
+// and the case patterns the window allows.
 func stringQuery(s string) *Query {
 	one := allQuery
 	n := nsym(s)
 	for i := 0; i+3 <= n; i++ {
-		var next uint32
+		var t uint64
 		if i+3 < n {
-			next = uint32(followBit[foldTable[s[(i+3)*symLen+1]]]+1) << followShift
+			t = uint64(followBit[foldTable[s[(i+3)*symLen+1]]]+1) << followShift
 		}
-		variants := []uint32{0}
 		for k := range 3 {
-			kind, c := s[(i+k)*symLen], s[(i+k)*symLen+1]
-			var grown []uint32
-			for _, v := range variants {
-				grown = append(grown, v<<8|uint32(c))
-				if kind == 1 {
-					grown = append(grown, v<<8|uint32(c-'a'+'A'))
-				}
-			}
-			variants = grown
+			t |= uint64(foldTable[s[(i+k)*symLen+1]]) << (8 * (2 - k))
 		}
-		w := &Query{Op: OpOr}
-		for _, v := range variants {
-			w.Tri = append(w.Tri, v|next)
-		}
-		one = and(one, w)
+		one = and(one, &Query{Op: OpAnd, Tri: []uint64{t | uint64(windowCases(s[i*symLen:(i+3)*symLen]))<<caseShift}})
 	}
 	return one
 }
 
+// windowCases returns the case bits (see caseMaskShift) one of which the
+// mask of a document holding a window of three symbols has, or 0 when the
+// window holds no letter of a fixed case (any mask will do).
+func windowCases(w string) uint8 {
+	var letters, upper, either uint32
+	for k := range 3 {
+		kind, c, bit := w[k*symLen], w[k*symLen+1], uint32(4>>k)
+		switch {
+		case kind == 1:
+			letters, either = letters|bit, either|bit
+		case 'A' <= c && c <= 'Z':
+			letters, upper = letters|bit, upper|bit
+		case 'a' <= c && c <= 'z':
+			letters |= bit
+		}
+	}
+	if letters == either {
+		return 0
+	}
+	var set uint8
+	for p := range uint32(8) {
+		if p&^either == 0 {
+			set |= caseOf(letters, upper|p)
+		}
+	}
+	return set
+}
+
 // Eval reports whether a file holding exactly the trigrams has admits
 // satisfies q.
-func (q *Query) Eval(has func(uint32) bool) bool {
+func (q *Query) Eval(has func(uint64) bool) bool {
 	switch q.Op {
 	case OpAll:
 		return true

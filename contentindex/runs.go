@@ -17,10 +17,10 @@ import (
 //
 //	"TRIRUN01", lo u32, hi u32
 //	hi-lo × {size i64, mtime i64, flags u32}
-//	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute), count follower masks}, ascending by tri
+//	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute), count masks u16}, ascending by tri
 //	tri 0xFFFFFFFF
 const (
-	runMagic = "TRIRUN01"
+	runMagic = "TRIRUN03" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks
 	runEnd   = 0xFFFFFFFF
 )
 
@@ -110,9 +110,9 @@ func (b *builder) flushRun(hi int) error {
 	_, _ = w.Write(out)
 	ps := b.pairs
 	for len(ps) > 0 {
-		tri := uint32(ps[0] >> 32)
+		tri := uint32(ps[0] >> pairTriShift)
 		n := 1
-		for n < len(ps) && uint32(ps[n]>>32) == tri {
+		for n < len(ps) && uint32(ps[n]>>pairTriShift) == tri {
 			n++
 		}
 		out = binary.LittleEndian.AppendUint32(out[:0], tri)
@@ -124,7 +124,7 @@ func (b *builder) flushRun(hi int) error {
 			prev = id
 		}
 		for _, p := range ps[:n] {
-			out = append(out, uint8(p>>24))
+			out = binary.LittleEndian.AppendUint16(out, uint16(p>>pairMaskShift))
 		}
 		_, _ = w.Write(out)
 		ps = ps[n:]
@@ -147,12 +147,18 @@ func (b *builder) flushRun(hi int) error {
 
 var stopAfterRun func() // tests set it to stop a build after a run
 
-// radixSortByTri sorts pairs by their upper 32 bits (24 used), keeping the
+// A pair packs a trigram, its mask in one document, and the document.
+const (
+	pairTriShift  = 40
+	pairMaskShift = 24
+)
+
+// radixSortByTri sorts pairs by their trigram (bits 40-63), keeping the
 // order of equal keys, so each trigram's documents stay ascending. tmp is
 // scratch of the same length.
 func radixSortByTri(ps, tmp []uint64) {
 	src, dst := ps, tmp
-	for shift := uint(32); shift < 56; shift += 12 {
+	for shift := uint(pairTriShift); shift < pairTriShift+24; shift += 12 {
 		var count [1 << 12]int
 		for _, p := range src {
 			count[(p>>shift)&(1<<12-1)]++
@@ -178,7 +184,8 @@ type runReader struct {
 	f     *os.File
 	tri   uint32
 	ids   []uint32
-	masks []uint8
+	masks []uint16
+	raw   []byte
 	done  bool
 }
 
@@ -220,9 +227,13 @@ func (rr *runReader) next() error {
 		prev += uint32(d)
 		rr.ids = append(rr.ids, prev)
 	}
-	rr.masks = slices.Grow(rr.masks[:0], int(n))[:n]
-	if _, err := io.ReadFull(rr.r, rr.masks); err != nil {
+	rr.raw = slices.Grow(rr.raw[:0], 2*int(n))[:2*n]
+	if _, err := io.ReadFull(rr.r, rr.raw); err != nil {
 		return fmt.Errorf("run %s: %w", rr.f.Name(), errCorrupt)
+	}
+	rr.masks = rr.masks[:0]
+	for i := range int(n) {
+		rr.masks = append(rr.masks, binary.LittleEndian.Uint16(rr.raw[2*i:]))
 	}
 	return nil
 }

@@ -3,8 +3,9 @@ package contentindex
 import "slices"
 
 // foldTable maps a byte to its folded form: ASCII upper-case letters to
-// lower case, every other byte to itself. Trigrams are stored as they are;
-// the byte following a trigram is recorded folded (see followBit).
+// lower case, every other byte to itself. Trigrams are stored folded; the
+// cases a trigram has in a document, and the bytes that follow it, are
+// recorded in its mask (see caseMaskShift).
 var foldTable = func() (t [256]byte) {
 	for i := range t {
 		t[i] = byte(i)
@@ -20,17 +21,53 @@ func pack(a, b, c byte) uint32 {
 	return uint32(a)<<16 | uint32(b)<<8 | uint32(c)
 }
 
-// A term is a trigram (low 24 bits) and, in the top byte, 0 or 1 + the
-// follower bit (see followBit) of a byte that must follow the trigram: a
-// term with a follower asks for a 4-gram, approximately.
+// A term is a folded trigram (low 24 bits); in bits 24-27, 0 or 1 + the
+// follower bit (see followBit) of a byte that must follow the trigram (a
+// term with a follower asks for a 4-gram, approximately); in bits 32-39,
+// the cases (caseLower, caseUpper) of the occurrences the term may be, or 0
+// for any (see termAllows).
 const (
 	triMask     = 1<<24 - 1
 	followShift = 24
+	followMask  = 0xF
+	caseShift   = 32
 )
 
-// followBit maps a folded byte to one of eight bits: a document records, per
-// trigram, the bits of the bytes that follow it somewhere in the document,
-// folded, so one bit serves both cases of a letter.
+// A mask is what a document records of one folded trigram: in its low byte
+// the follower bits of the bytes that follow the trigram's occurrences with
+// no upper-case letter (caseLower), in its high byte those of the
+// occurrences with one or more (caseUpper). Followers are folded, so one bit
+// serves both cases of a letter; the end of the text follows as "\n" does,
+// so every occurrence sets a bit of its half. A case-sensitive query asks
+// the halves its text's case allows, a case-insensitive one either, and both
+// read the same one list per trigram.
+const (
+	caseLower     = 1 << 0
+	caseUpper     = 1 << 1
+	caseMaskShift = 8 // the bit of follower bucket b after a caseUpper occurrence is b+caseMaskShift
+)
+
+// caseOf returns the case bit of a trigram whose letters are at the
+// positions of letters and whose upper-case bytes are at those of upper
+// (bit 2 for the first byte, 0 for the third).
+func caseOf(letters, upper uint32) uint8 {
+	if upper&letters == 0 {
+		return caseLower
+	}
+	return caseUpper
+}
+
+// hasUpper tells, per byte, whether it is an upper-case ASCII letter.
+var hasUpper = func() (t [256]uint8) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 1
+	}
+	return t
+}()
+
+// followBit maps a folded byte to one of eight bits: a document records,
+// per trigram, the bits of the bytes that follow it somewhere in the
+// document, folded, so one bit serves both cases of a letter.
 // Bytes frequent in source text are dealt round-robin by frequency, so the
 // commonest ones do not share a bit; the rest are hashed.
 var followBit = func() (t [256]uint8) {
@@ -43,40 +80,62 @@ var followBit = func() (t [256]uint8) {
 	return t
 }()
 
-// termAllows reports whether a document whose follower mask for the term's
-// trigram is mask may hold the term.
-func termAllows(t uint32, mask uint8) bool {
-	f := t >> followShift
-	return f == 0 || mask&(1<<(f-1)) != 0
+// termAllows reports whether a document whose mask for the term's trigram
+// is mask may hold the term. A term that asks nothing of the mask is held
+// by every document holding its trigram.
+func termAllows(t uint64, mask uint16) bool {
+	if t&^triMask == 0 {
+		return true
+	}
+	halves := uint8(t >> caseShift)
+	if halves == 0 {
+		halves = caseLower | caseUpper
+	}
+	want := uint16(0xFF) // any follower
+	if f := t >> followShift & followMask; f != 0 {
+		want = 1 << (f - 1)
+	}
+	if halves&caseLower == 0 {
+		mask &^= 0xFF
+	}
+	if halves&caseUpper == 0 {
+		mask &= 0xFF
+	}
+	return mask&(want|want<<caseMaskShift) != 0
 }
 
-// triSet gathers the distinct trigrams of one file and, per trigram, the
-// follower bits of the bytes after it: a 2 MiB bitmap and a 16 MiB mask
-// table over all 2^24 trigrams (touched only where text has trigrams), plus
-// the list of trigrams seen, so clearing costs what filling did.
+// triSet gathers the distinct folded trigrams of one file and, per
+// trigram, its mask: a 2 MiB bitmap and a 32 MiB mask table over all 2^24
+// trigrams (touched only where text has trigrams), plus the list of
+// trigrams seen, so clearing costs what filling did.
 type triSet struct {
 	bits  []uint64
-	masks []uint8
+	masks []uint16
 	list  []uint32
-	// t holds the last three folded bytes added and seen how many bytes
-	// (at most 3) were added since Reset, so a file may come in pieces.
-	t    uint32
-	seen int
+	// t holds the last three folded bytes added, up the upper-case letters
+	// among them (bit 2 the first), and seen how many bytes (at most 3)
+	// were added since Reset, so a file may come in pieces; ended is set
+	// once the end of the text has been recorded.
+	t, up uint32
+	seen  int
+	ended bool
 }
 
 func newTriSet() *triSet {
-	return &triSet{bits: make([]uint64, 1<<24/64), masks: make([]uint8, 1<<24)}
+	return &triSet{bits: make([]uint64, 1<<24/64), masks: make([]uint16, 1<<24)}
 }
 
 // Add adds the trigrams of the next piece of the file.
 func (s *triSet) Add(p []byte) {
-	t, seen := s.t, s.seen
+	t, up, seen := s.t, s.up, s.seen
 	bits, masks := s.bits, s.masks
 	for _, c := range p {
+		f := foldTable[c]
 		if seen == 3 {
-			masks[t] |= 1 << followBit[foldTable[c]]
+			masks[t] |= followMaskBit(up, f)
 		}
-		t = (t<<8 | uint32(c)) & triMask
+		t = (t<<8 | uint32(f)) & triMask
+		up = (up<<1 | uint32(hasUpper[c])) & 7
 		if seen < 3 {
 			seen++
 			if seen < 3 {
@@ -89,18 +148,33 @@ func (s *triSet) Add(p []byte) {
 			s.list = append(s.list, t)
 		}
 	}
-	s.t, s.seen = t, seen
+	s.t, s.up, s.seen = t, up, seen
 }
 
-// Sorted returns the distinct trigrams added since the last Reset, in
-// ascending order. The slice is valid until the next Reset.
+// followMaskBit returns the mask bit of folded follower f after an
+// occurrence whose upper-case letters are up.
+func followMaskBit(up uint32, f byte) uint16 {
+	b := uint16(1) << followBit[f]
+	if up != 0 {
+		b <<= caseMaskShift
+	}
+	return b
+}
+
+// Sorted ends the text (its last trigram is followed as by "\n") and
+// returns the distinct trigrams added since the last Reset, in ascending
+// order. The slice is valid until the next Reset.
 func (s *triSet) Sorted() []uint32 {
+	if s.seen == 3 && !s.ended {
+		s.masks[s.t] |= followMaskBit(s.up, '\n')
+		s.ended = true
+	}
 	slices.Sort(s.list)
 	return s.list
 }
 
-// Mask returns the follower bits of trigram t.
-func (s *triSet) Mask(t uint32) uint8 { return s.masks[t] }
+// Mask returns the mask of trigram t.
+func (s *triSet) Mask(t uint32) uint16 { return s.masks[t] }
 
 // Reset empties the set for the next file.
 func (s *triSet) Reset() {
@@ -109,5 +183,5 @@ func (s *triSet) Reset() {
 		s.masks[t] = 0
 	}
 	s.list = s.list[:0]
-	s.t, s.seen = 0, 0
+	s.t, s.up, s.seen, s.ended = 0, 0, 0, false
 }

@@ -14,6 +14,11 @@
 // only the candidate lines are then confirmed. A line is confirmed by a
 // lazily built DFA over the regexp's own compiled program when the line is
 // ASCII (a byte at a time, no backtracking) and by the regexp itself
-// otherwise, so both give regexp's answer. Patterns without such a literal
-// are confirmed line by line the same way.
+// otherwise, so both give regexp's answer. A pattern that is one literal
+// needs no regexp at all: its candidate lines (every line, when no part of
+// it can be scanned for as bytes) are confirmed by comparing the literal's
+// runes, or their simple case-fold orbits under caseInsensitive, as regexp
+// decodes and folds them (U+FFFD matches a byte that is not UTF-8; k matches
+// U+212A KELVIN SIGN, s U+017F LONG S). Other patterns without a literal are
+// confirmed line by line by the DFA and the regexp.
 package search

@@ -17,13 +17,14 @@ type Matcher struct {
 	multiline bool
 	perLine   bool // \A or \z present: the buffer run would not see line starts as text starts
 
-	lit    []byte // a string every match contains, or nil
-	fold   bool   // lit is compared folding ASCII letter case
-	rare   int    // index in lit of the byte to scan for
-	exact  bool   // a line holding lit always matches: the regexp need not run
-	rareLo byte   // lit[rare] in lower case (fold)
-	rareUp byte   // lit[rare] in upper case (fold)
-	never  bool   // every match holds a newline, so no single line matches
+	lit    []byte        // a string every match contains, or nil
+	fold   bool          // lit is compared folding ASCII letter case
+	rare   int           // index in lit of the byte to scan for
+	exact  bool          // a line holding lit always matches: the regexp need not run
+	rareLo byte          // lit[rare] in lower case (fold)
+	rareUp byte          // lit[rare] in upper case (fold)
+	never  bool          // every match holds a newline, so no single line matches
+	whole  *wholeLiteral // the pattern is one literal: lines are confirmed without regexp, or nil
 
 	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
 	runLen int
@@ -69,6 +70,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	if prog, err := syntax.Compile(tree); err == nil {
 		m.dfa = newLineDFA(prog)
 	}
+	m.whole = newWholeLiteral(tree)
 	lit := required(tree)
 	if len(lit.runes) == 0 {
 		return m, nil
@@ -196,14 +198,13 @@ func foldSafe(r rune) bool {
 	return unicode.SimpleFold(r) == r
 }
 
-// usable cuts a literal to the longest part that can be scanned for.
+// usable cuts a literal to the longest part that can be scanned for as
+// bytes: without U+FFFD (which regexp also matches to a byte that is not
+// UTF-8) and, folding, of runes foldSafe allows.
 func usable(runes []rune, fold bool) []rune {
-	if !fold {
-		return runes
-	}
 	best, start := []rune(nil), 0
 	for i := 0; i <= len(runes); i++ {
-		if i == len(runes) || !foldSafe(runes[i]) {
+		if i == len(runes) || runes[i] == utf8.RuneError || fold && !foldSafe(runes[i]) {
 			if i-start > len(best) {
 				best = runes[start:i]
 			}
@@ -315,6 +316,13 @@ func (m *Matcher) MatchLines(buf []byte, fn func(n, start, end int) bool) {
 		})
 	case len(m.lit) > 0:
 		m.literalScan(buf, fn)
+	case m.whole != nil:
+		lineScan(buf, func(n, s, e int) bool {
+			if m.whole.matchLine(buf[s:e]) {
+				return fn(n, s, e)
+			}
+			return true
+		})
 	case m.run != nil:
 		m.runScan(buf, fn)
 	default:
@@ -360,9 +368,17 @@ func (m *Matcher) literalScan(buf []byte, fn func(n, start, end int) bool) {
 	scanCandidates(buf, m.find, m.literalConfirm, fn)
 }
 
-// literalConfirm reports whether a line holding the literal matches.
+// literalConfirm reports whether a line holding the literal matches: at
+// once when the literal is the pattern, by the pattern's literal when the
+// pattern is one (a fold literal with k or s, U+FFFD), else by the regexp.
 func (m *Matcher) literalConfirm(line []byte) bool {
-	return m.exact || (m.run == nil || m.findRun(line, 0) >= 0) && m.lineMatch(line)
+	switch {
+	case m.exact:
+		return true
+	case m.whole != nil:
+		return m.whole.matchLine(line)
+	}
+	return (m.run == nil || m.findRun(line, 0) >= 0) && m.lineMatch(line)
 }
 
 // scanCandidates walks buf from its start: find returns the offset of the
