@@ -57,3 +57,6 @@ func (w *watcher) drain(func(event)) error           { return errNoWatcher }
 func (w *watcher) wait() bool                        { return false }
 func (w *watcher) stop()                             {}
 func (w *watcher) close()                            {}
+
+// lstatStamp returns the zero stamp: without inotify no table is persisted.
+func lstatStamp(string, bool) stamp { return stamp{} }
