@@ -57,8 +57,13 @@ func (t *Table) load() bool {
 	t.stats.Loads++
 	verdicts, changed := revalidate(t, s)
 	t.revalidated += changed
+	clean := changed == 0
 	for i, v := range verdicts {
 		t.markVerdict(s.dirs[i], v)
+		clean = clean && v == printSame
+	}
+	if clean { // the file still describes the tree: no need to write it again
+		t.savedGen = t.gen()
 	}
 	debug.FreeOSMemory()
 	return true

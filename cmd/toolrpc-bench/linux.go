@@ -153,18 +153,24 @@ func coldCallVsPeer(root func(*bench) (string, error), method string, params map
 		if err != nil {
 			return err
 		}
-		call := func() (json.RawMessage, time.Duration, error) {
-			s, err := b.fresh(dir)
-			if err != nil {
-				return nil, 0, err
-			}
-			res, d, err := s.call(method, params)
-			if cerr := s.close(); err == nil {
-				err = cerr
-			}
-			return res, d, err
-		}
+		call := freshCall(func() (*server, error) { return b.fresh(dir) }, method, params)
 		return timeCallVsPeer(b, r, dir, call, argv, check)
+	}
+}
+
+// freshCall returns a call on a server start starts, closed after it:
+// the first call of a new server (its start and initialize not timed).
+func freshCall(start func() (*server, error), method string, params map[string]any) func() (json.RawMessage, time.Duration, error) {
+	return func() (json.RawMessage, time.Duration, error) {
+		s, err := start()
+		if err != nil {
+			return nil, 0, err
+		}
+		res, d, err := s.call(method, params)
+		if cerr := s.close(); err == nil {
+			err = cerr
+		}
+		return res, d, err
 	}
 }
 
