@@ -70,3 +70,39 @@ func BenchmarkListWarm(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLoad measures the first listing of a new table that finds the
+// table an earlier one persisted (read, watches, a stamp per directory and
+// file, tree), against BenchmarkBuild's walk, and the heap it keeps.
+func BenchmarkLoad(b *testing.B) {
+	root := benchRoot(b)
+	store := b.TempDir() + "/filetable"
+	first := newTable(root, b.Logf)
+	first.store = store
+	if _, ok, _ := first.List(context.Background(), Query{Start: root}); !ok {
+		b.Fatal("no table")
+	}
+	first.Close()
+	b.ResetTimer()
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tab := newTable(root, b.Logf)
+		tab.store = store
+		if _, ok, err := tab.List(context.Background(), Query{Start: root}); !ok || err != nil {
+			b.Fatal("no table", err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		st := tab.Stats()
+		if st.Loads != 1 {
+			b.Fatalf("not loaded: %+v", st)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(st.Files), "heapB/file")
+		b.ReportMetric(float64(st.Files), "files")
+		tab.Close()
+		b.StartTimer()
+	}
+}

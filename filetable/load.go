@@ -121,21 +121,14 @@ func revalidate(t *Table, s *stored) ([]printVerdict, int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(s.dirs) {
 					return
 				}
-				d := s.dirs[i]
-				abs := t.abs(d.path)
-				v := s.prints[i].compare(printDir(abs), s.saved)
-				if v == printSame {
-					var n int
-					buf, v, n = restatFiles(d, abs, buf)
-					changed.Add(int64(n))
-				}
-				verdicts[i] = v
+				var n int
+				verdicts[i], n = revalidateDir(t, s, i)
+				changed.Add(int64(n))
 			}
 		}()
 	}
@@ -143,24 +136,33 @@ func revalidate(t *Table, s *stored) ([]printVerdict, int) {
 	return verdicts, int(changed.Load())
 }
 
-// restatFiles lstats every file of d (at abs) and updates its size and
-// time; it returns printRelist when one is no longer a regular file, and
-// how many entries changed.
-func restatFiles(d *dirNode, abs string, buf []byte) ([]byte, printVerdict, int) {
-	n := 0
+// revalidateDir judges directory i of s against its stamps and, when its
+// listing stands, lstats its files: a changed size or time updates the
+// entry (n counts them), a file that is no longer a regular file lists the
+// directory again.
+func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int) {
+	d := s.dirs[i]
+	abs := t.abs(d.path)
+	ds, ok := openStamper(abs)
+	if !ok {
+		return s.prints[i].compare(dirPrint{}, s.saved), 0
+	}
+	defer ds.close()
+	if v = s.prints[i].compare(printDir(abs, ds, true), s.saved); v != printSame {
+		return v, 0
+	}
 	for k := range d.files {
 		f := &d.files[k]
-		buf = append(append(append(buf[:0], abs...), '/'), f.name...)
-		st := lstatStamp(string(buf), false)
+		st := ds.stamp(f.name)
 		if st.mode&0o170000 != 0o100000 {
-			return buf, printRelist, n
+			return printRelist, n
 		}
 		if st.size != f.size || st.mtime != f.mtime {
 			f.size, f.mtime = st.size, st.mtime
 			n++
 		}
 	}
-	return buf, printSame, n
+	return printSame, n
 }
 
 // readStore returns the table persisted for t.root, or nil when there is

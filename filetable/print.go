@@ -58,18 +58,31 @@ type dirPrint struct {
 	exclude pathStamp
 }
 
-// printDir stamps the directory abs.
-func printDir(abs string) dirPrint {
-	p := dirPrint{self: lstatStamp(abs, false)}
-	p.rules[0] = lstatStamp(abs+"/.gitignore", false)
-	p.rules[1] = lstatStamp(abs+"/.ignore", false)
-	p.git = gitStamp(lstatStamp(abs+"/.git", false))
+// printDir stamps the directory abs; ds is open on it (ok false: it is
+// not a directory, and the print says so).
+func printDir(abs string, ds dirStamper, ok bool) dirPrint {
+	if !ok {
+		return dirPrint{}
+	}
+	p := dirPrint{self: ds.stamp("")}
+	p.rules[0] = ds.stamp(".gitignore")
+	p.rules[1] = ds.stamp(".ignore")
+	p.git = gitStamp(ds.stamp(".git"))
 	if p.git.mode != 0 {
 		if x := gitignore.ExcludeFile(abs); x != "" {
 			p.exclude = pathStamp{path: x, st: lstatStamp(x, true)}
 		}
 	}
 	return p
+}
+
+// stampDir opens the directory abs and stamps it.
+func stampDir(abs string) dirPrint {
+	ds, ok := openStamper(abs)
+	if ok {
+		defer ds.close()
+	}
+	return printDir(abs, ds, ok)
 }
 
 // printVerdict is what a directory's stamps say it needs.

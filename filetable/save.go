@@ -83,7 +83,7 @@ func (t *Table) saveOnce() (done bool, err error) {
 	}
 	prints := make([]dirPrint, len(dirs))
 	for i, d := range dirs {
-		prints[i] = printDir(d)
+		prints[i] = stampDir(d)
 	}
 	if !t.unchangedSince(gen) {
 		return false, nil

@@ -58,5 +58,11 @@ func (w *watcher) wait() bool                        { return false }
 func (w *watcher) stop()                             {}
 func (w *watcher) close()                            {}
 
-// lstatStamp returns the zero stamp: without inotify no table is persisted.
+// Without inotify no table is persisted: there is nothing to stamp.
 func lstatStamp(string, bool) stamp { return stamp{} }
+
+type dirStamper struct{}
+
+func openStamper(string) (dirStamper, bool) { return dirStamper{}, false }
+func (dirStamper) stamp(string) stamp       { return stamp{} }
+func (dirStamper) close()                   {}
