@@ -30,18 +30,21 @@ func (t *Table) scheduleSave() {
 		t.mu.Lock()
 		t.saveTimer = nil
 		t.mu.Unlock()
-		t.save()
+		t.save(true)
 	})
 }
 
 // save writes the table to its store when it changed since its last save.
 // It tries again, up to limits.FileTableSaveTries times, when the tree
-// changed while it stamped the directories; a failure is logged.
-func (t *Table) save() {
+// changed while it stamped the directories; a failure is logged. With
+// apply false it writes nothing when events wait to be applied (closing
+// walks nothing: the file an earlier save wrote stays valid, a new server
+// revalidates it).
+func (t *Table) save(apply bool) {
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
 	for range limits.FileTableSaveTries {
-		done, err := t.saveOnce()
+		done, err := t.saveOnce(apply)
 		if err != nil {
 			t.mu.Lock()
 			t.note("file table not persisted: %v", err)
@@ -58,10 +61,15 @@ func (t *Table) save() {
 // it, and writes the file only when no event arrived meanwhile, so the
 // stamps describe the tree the file holds. done is false when the tree
 // changed meanwhile.
-func (t *Table) saveOnce() (done bool, err error) {
+func (t *Table) saveOnce(apply bool) (done bool, err error) {
 	t.mu.Lock()
 	if t.state == stateLive {
-		err = t.ready(context.Background(), nil)
+		if apply {
+			err = t.ready(context.Background(), nil)
+		} else if err = t.w.drain(t.record); err != nil || !t.pend.empty() {
+			t.mu.Unlock()
+			return true, nil // the next listing handles a drain error
+		}
 	}
 	gen := t.gen()
 	if err != nil || t.state != stateLive || gen == t.savedGen {

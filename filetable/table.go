@@ -167,7 +167,8 @@ func (t *Table) Stats() Stats {
 }
 
 // Close persists the table when it has a store and changed since its last
-// save, then drops it and its watches. It may be called more than once.
+// save (unless changes wait to be applied: it walks nothing), then drops
+// it and its watches. It may be called more than once.
 func (t *Table) Close() {
 	t.mu.Lock()
 	if t.saveTimer != nil {
@@ -175,7 +176,7 @@ func (t *Table) Close() {
 		t.saveTimer = nil
 	}
 	t.mu.Unlock()
-	t.save()
+	t.save(false)
 	t.mu.Lock()
 	if t.state != stateOff && t.state != stateGone {
 		t.state = stateClosed
