@@ -234,3 +234,16 @@ func TestStoredTableDamaged(t *testing.T) {
 		require.Equal(t, 1, tab.Stats().Loads)
 	})
 }
+
+// TestTableWithoutStore requires a table with no store to write nothing
+// and log nothing when it closes.
+func TestTableWithoutStore(t *testing.T) {
+	root := tree(t, map[string]string{"a/x.go": "x"})
+	l := &recLog{}
+	tab := newTable(root, l.logf)
+	same(t, tab, root, root)
+	tab.Close()
+	tab.log.Flush() // a line a save queued
+	require.Empty(t, l.text())
+	require.NoFileExists(t, filepath.Join(root, "filetable"))
+}

@@ -41,6 +41,9 @@ func (t *Table) scheduleSave() {
 // walks nothing: the file an earlier save wrote stays valid, a new server
 // revalidates it).
 func (t *Table) save(apply bool) {
+	if t.store == "" {
+		return
+	}
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
 	for range limits.FileTableSaveTries {
