@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -105,4 +106,35 @@ func BenchmarkLoad(b *testing.B) {
 		tab.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkSave measures one save of a built table (snapshot, a stamp per
+// directory, atomic write) and reports the file's size per file.
+func BenchmarkSave(b *testing.B) {
+	root := benchRoot(b)
+	store := b.TempDir() + "/filetable"
+	tab := newTable(root, b.Logf)
+	tab.store = store
+	defer tab.Close()
+	if _, ok, _ := tab.List(context.Background(), Query{Start: root}); !ok {
+		b.Fatal("no table")
+	}
+	for range b.N {
+		tab.mu.Lock()
+		tab.savedGen = -1 // changed: write it again
+		tab.mu.Unlock()
+		done, err := false, error(nil)
+		for try := 0; !done && err == nil && try < limits.FileTableSaveTries; try++ {
+			done, err = tab.saveOnce(true) // again when an event came meanwhile
+		}
+		if !done || err != nil {
+			b.Fatalf("not saved: %v, %+v", err, tab.Stats())
+		}
+	}
+	b.StopTimer()
+	fi, err := os.Stat(store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(fi.Size())/float64(tab.Stats().Files), "fileB/file")
 }
