@@ -247,3 +247,49 @@ func TestTableWithoutStore(t *testing.T) {
 	require.Empty(t, l.text())
 	require.NoFileExists(t, filepath.Join(root, "filetable"))
 }
+
+// TestStoredTableOutsideRules changes what decides verdicts from outside
+// the tree while no server runs — the global excludes file, then the
+// .gitignore of the repository above the root, then its info/exclude —
+// and requires each new table to equal a cold walk; those changes walk
+// the root again instead of loading.
+func TestStoredTableOutsideRules(t *testing.T) {
+	exactStamps(t)
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(xdg, "none"))
+	repo := tree(t, map[string]string{"root/a/x.go": "x", "root/a/y.log": "y", "root/b/z.tmp": "z", "root/c.txt": "c"})
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git", "info"), 0o755))
+	root := filepath.Join(repo, "root")
+	store := filepath.Join(t.TempDir(), "files")
+	write := func(p, content string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	steps := []struct {
+		name   string
+		change func()
+		loads  int
+	}{
+		{"unchanged", func() {}, 1},
+		{"global excludes", func() { write(filepath.Join(xdg, "git", "ignore"), "*.log\n") }, 0},
+		{"repository .gitignore above the root", func() { write(filepath.Join(repo, ".gitignore"), "*.tmp\n") }, 0},
+		{"info/exclude", func() { write(filepath.Join(repo, ".git", "info", "exclude"), "c.txt\n") }, 0},
+		{"unchanged again", func() {}, 1},
+	}
+	tab := storedTable(t, root, store)
+	n := len(same(t, tab, root, root))
+	for _, st := range steps {
+		tab.Close()
+		time.Sleep(tickGap)
+		st.change()
+		tab = storedTable(t, root, store)
+		got := len(same(t, tab, root, root))
+		require.Equal(t, st.loads, tab.Stats().Loads, st.name)
+		if st.loads == 0 {
+			require.Less(t, got, n, "%s: a rule from outside the tree excluded a file", st.name)
+		}
+		n = got
+	}
+}
