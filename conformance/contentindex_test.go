@@ -93,3 +93,58 @@ func indexedAndScan(t *testing.T, root string) (indexed, scan *server) {
 	time.Sleep(200 * time.Millisecond) // the mapping follows the rename
 	return indexed, scan
 }
+
+// restartGap outlasts the window in which a new server distrusts the stamps
+// an earlier server persisted (2 s), so the changes below are found by
+// comparing stamps, not by re-listing every recent directory.
+const restartGap = 2100 * time.Millisecond
+
+// TestContentIndexAfterRestart (issue 27): a new server on a tree whose
+// content index and file table an earlier server left in the same data dir,
+// the tree changed while no server ran (an edit to the same size, a
+// delete, renames, a new file, a new directory, a new .gitignore),
+// answers every grep byte for byte as a scan server started after the
+// changes.
+//
+// Checks SPEC §12.
+func TestContentIndexAfterRestart(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	put := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	for i := range 40 {
+		put(fmt.Sprintf("d%d/f%02d.txt", i%5, i), fmt.Sprintf("foo %d\nPM_RESUME %d\n", i, i%7))
+	}
+	put(".gitignore", "*.log\n")
+	put("d1/x.log", "PM_RESUME in a log\n")
+	first, _ := indexedAndScan(t, root)
+	first.call(t, "tools/grep", map[string]any{"pattern": "PM_RESUME"})
+	first.stop(t)
+	m, _ := filepath.Glob(filepath.Join(first.DataDir, "index", "*", "filetable"))
+	require.Len(t, m, 1, "the first server persisted its file table")
+	time.Sleep(restartGap)
+
+	put("d0/f00.txt", "foo 0\nPM_RESUMX 0\n") // same size, new time
+	require.NoError(t, os.Remove(filepath.Join(root, "d2/f02.txt")))
+	require.NoError(t, os.Rename(filepath.Join(root, "d3/f03.txt"), filepath.Join(root, "d4/moved.txt")))
+	require.NoError(t, os.Rename(filepath.Join(root, "d1"), filepath.Join(root, "d1renamed")))
+	put("d4/new.txt", "PM_RESUME new\n")
+	put("fresh/deep/n.txt", "PM_RESUME deep\n")
+	put("d0/.gitignore", "f1*.txt\n")
+
+	again := start(t, withRoot(root), withDataDir(first.DataDir))
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	scan := start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
+	for _, p := range []string{`PM_RESUME`, `PM_RESUM.`, `foo \d+`, `deep|new`} {
+		for _, mode := range []string{"content", "filesWithMatches", "count"} {
+			params := map[string]any{"pattern": p, "outputMode": mode}
+			require.Equal(t, string(scan.call(t, "tools/grep", params)), string(again.call(t, "tools/grep", params)), "params %v", params)
+		}
+	}
+	glob := map[string]any{"pattern": "**/*"}
+	require.Equal(t, string(scan.call(t, "tools/glob", glob)), string(again.call(t, "tools/glob", glob)))
+}

@@ -38,6 +38,15 @@ func (s *Set) Manager(root string) *Manager {
 	return m
 }
 
+// Open opens root's manager, which maps an index an earlier build left in
+// the background, and returns at once, so a grep can start the mapping
+// before it lists the files it will narrow. A nil Set does nothing.
+func (s *Set) Open(root string) {
+	if s != nil {
+		s.Manager(root)
+	}
+}
+
 // Narrow returns the files of files (in order) that may hold a match of
 // the grep pattern (flags as search.Compile takes them), using root's
 // index: files itself when the index cannot help yet. It never waits for an

@@ -82,11 +82,13 @@ func (m *Manager) listRoot() ([]string, error) {
 // and serves build and overlay requests until Close.
 func (m *Manager) work() {
 	defer close(m.done)
-	lowerPriority()
-	pace := newPacer(m.opts.CPUPercent)
+	// An index an earlier build left is mapped at the server's priority: a
+	// grep is waiting to narrow with it. Building is what runs lowered.
 	if ix, err := openIndex(filepath.Join(m.dir, indexName), m.opts.Root); err == nil {
 		m.swap(ix)
 	}
+	lowerPriority()
+	pace := newPacer(m.opts.CPUPercent)
 	var set *triSet // for changed files, made at the first (18 MB of address space)
 	var buf []byte
 	for {

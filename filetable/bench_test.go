@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -69,4 +70,71 @@ func BenchmarkListWarm(b *testing.B) {
 			_, _ = walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
 		}
 	})
+}
+
+// BenchmarkLoad measures the first listing of a new table that finds the
+// table an earlier one persisted (read, watches, a stamp per directory and
+// file, tree), against BenchmarkBuild's walk, and the heap it keeps.
+func BenchmarkLoad(b *testing.B) {
+	root := benchRoot(b)
+	store := b.TempDir() + "/filetable"
+	first := newTable(root, b.Logf)
+	first.store = store
+	if _, ok, _ := first.List(context.Background(), Query{Start: root}); !ok {
+		b.Fatal("no table")
+	}
+	first.Close()
+	b.ResetTimer()
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tab := newTable(root, b.Logf)
+		tab.store = store
+		if _, ok, err := tab.List(context.Background(), Query{Start: root}); !ok || err != nil {
+			b.Fatal("no table", err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		st := tab.Stats()
+		if st.Loads != 1 {
+			b.Fatalf("not loaded: %+v", st)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(st.Files), "heapB/file")
+		b.ReportMetric(float64(st.Files), "files")
+		tab.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkSave measures one save of a built table (snapshot, a stamp per
+// directory, atomic write) and reports the file's size per file.
+func BenchmarkSave(b *testing.B) {
+	root := benchRoot(b)
+	store := b.TempDir() + "/filetable"
+	tab := newTable(root, b.Logf)
+	tab.store = store
+	defer tab.Close()
+	if _, ok, _ := tab.List(context.Background(), Query{Start: root}); !ok {
+		b.Fatal("no table")
+	}
+	for range b.N {
+		tab.mu.Lock()
+		tab.savedGen = -1 // changed: write it again
+		tab.mu.Unlock()
+		done, err := false, error(nil)
+		for try := 0; !done && err == nil && try < limits.FileTableSaveTries; try++ {
+			done, err = tab.saveOnce(true) // again when an event came meanwhile
+		}
+		if !done || err != nil {
+			b.Fatalf("not saved: %v, %+v", err, tab.Stats())
+		}
+	}
+	b.StopTimer()
+	fi, err := os.Stat(store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(fi.Size())/float64(tab.Stats().Files), "fileB/file")
 }

@@ -25,6 +25,33 @@
 // ignore rules excluded are kept per directory too, so a listing also
 // answers for walk.Options.Excluded (the ignored-files notice).
 //
+// # A table an earlier server persisted
+//
+// A Set made by NewStoredSet writes each table to a file (beside the root's
+// content index) limits.FileTableSaveDelay after it is built or changed,
+// on a timer's goroutine, and when the set is closed. The file holds the
+// tree and, per directory, a stamp (inode, size, times, mode) of the
+// directory, its .gitignore, .ignore and .git entries and the info/exclude
+// a .git names, plus stamps of what lies outside the tree (the ignore
+// files and .git entries above the root, the repository's info/exclude,
+// the global excludes file and its path). A save snapshots the tree, then
+// stamps the directories, and writes the file only when no event arrived
+// in between, so the stamps describe the tree the file holds. The file is
+// versioned and checksummed: another version, a damaged or a truncated
+// file is ignored, and the root is walked.
+//
+// A new table that finds the file checks the outside stamps (any change:
+// the root is walked), adds a watch to every directory of the file's tree,
+// and only then stamps each directory again: one whose entries or
+// permissions changed is listed again, one that was replaced or whose
+// ignore files or .git entry changed is walked again with everything below
+// it (both through the same scoped walk.Walk as events), and the files of
+// every other directory are stat'ed, updating their sizes and times. A
+// change made before a watch shows in a stamp, one made after it is an
+// event. A stamp whose time lies within limits.FileTableRacyWindow of the
+// save is not trusted (a change in the same timestamp tick leaves it
+// unchanged): its directory is listed, or walked, again.
+//
 // # When there is no table
 //
 // A root on a file system whose events are unreliable (NFS, CIFS/SMB, FUSE,

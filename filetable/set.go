@@ -13,7 +13,8 @@ import (
 // listing of its root.
 type Set struct {
 	logf  logging.Logf
-	roots map[string]bool // the roots Walk keeps tables for
+	roots map[string]bool          // the roots Walk keeps tables for
+	store func(root string) string // where root's table persists (nil: nowhere)
 
 	mu     sync.Mutex
 	tables map[string]*Table
@@ -23,7 +24,17 @@ type Set struct {
 // NewSet returns an empty set whose Walk keeps tables for roots (absolute,
 // symlink-evaluated) and that logs with logf (nil: discarded).
 func NewSet(roots []string, logf logging.Logf) *Set {
-	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}}
+	return NewStoredSet(roots, nil, logf)
+}
+
+// NewStoredSet is NewSet whose tables persist: root's table is written to
+// the file store(root) after it is built or changed (limits.FileTableSaveDelay
+// later, never during a listing) and when the set is closed, and a table
+// that finds that file at its first listing reads it and revalidates it
+// against the file system instead of walking the root (see the package
+// doc). A nil store persists nothing.
+func NewStoredSet(roots []string, store func(root string) string, logf logging.Logf) *Set {
+	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}, store: store}
 	for _, r := range roots {
 		s.roots[r] = true
 	}
@@ -74,6 +85,9 @@ func (s *Set) table(root string) *Table {
 	t := s.tables[root]
 	if t == nil {
 		t = newTable(root, s.logf)
+		if s.store != nil {
+			t.store = s.store(root)
+		}
 		s.tables[root] = t
 	}
 	return t

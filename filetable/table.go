@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/logging"
@@ -40,6 +41,9 @@ type Stats struct {
 	Builds, Rewalks int
 	// Events counts inotify events read; Overflows queue overflows.
 	Events, Overflows int
+	// Loads counts tables read from the store an earlier server wrote
+	// (then revalidated) instead of walking the root.
+	Loads int
 }
 
 // Table is the resident file table of one root. Its methods may be called
@@ -62,6 +66,12 @@ type Table struct {
 	stats       Stats
 	readerDone  chan struct{}
 	closeOnce   sync.Once
+
+	store       string      // the file the table persists to ("": none)
+	saveMu      sync.Mutex  // serialises saves
+	saveTimer   *time.Timer // the pending save, or nil
+	savedGen    int         // gen() of the last save
+	revalidated int         // file entries a load updated
 }
 
 // pending holds what events asked for and the next listing will apply.
@@ -115,6 +125,7 @@ func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, e
 	t.mu.Lock()
 	err = t.ready(ctx, foundAdapter(t.root, q))
 	t.log.Flush()
+	t.scheduleSave()
 	live := t.state == stateLive
 	var n *dirNode
 	if err == nil && live {
@@ -155,8 +166,17 @@ func (t *Table) Stats() Stats {
 	return st
 }
 
-// Close drops the table and its watches. It may be called more than once.
+// Close persists the table when it has a store and changed since its last
+// save (unless changes wait to be applied: it walks nothing), then drops
+// it and its watches. It may be called more than once.
 func (t *Table) Close() {
+	t.mu.Lock()
+	if t.saveTimer != nil {
+		t.saveTimer.Stop()
+		t.saveTimer = nil
+	}
+	t.mu.Unlock()
+	t.save(false)
 	t.mu.Lock()
 	if t.state != stateOff && t.state != stateGone {
 		t.state = stateClosed
@@ -260,6 +280,21 @@ func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 		return nil
 	}
 	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32]specialWatch{}
+	loaded := t.load()
+	if t.state != stateNew {
+		w.close()
+		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
+		return nil
+	}
+	if !loaded {
+		return t.walkFirst(ctx, w, found)
+	}
+	return t.goLive(ctx, w, true)
+}
+
+// walkFirst builds the tree with a walk of the whole root and makes the
+// table live; t.mu held.
+func (t *Table) walkFirst(ctx context.Context, w *watcher, found func(walk.File)) error {
 	if err := t.rebuild(ctx, found); err != nil {
 		w.close()
 		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
@@ -275,10 +310,20 @@ func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 	if t.state != stateNew {
 		return nil
 	}
+	return t.goLive(ctx, w, false)
+}
+
+// goLive makes the built or loaded table live and starts its event reader;
+// a loaded table then lists or walks again what its revalidation asked
+// for; t.mu held.
+func (t *Table) goLive(ctx context.Context, w *watcher, loaded bool) error {
 	t.rootIgnored = t.checkRootIgnored(ctx)
 	t.state = stateLive
 	t.readerDone = make(chan struct{})
 	go t.reader(w, t.readerDone)
+	if loaded {
+		return t.apply(ctx)
+	}
 	return nil
 }
 

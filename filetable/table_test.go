@@ -22,21 +22,33 @@ func (l *testLog) logf(format string, args ...any) {
 	l.t.Logf(format, args...)
 }
 
-// TestTableMatchesWalk interleaves random tree changes with listings and
-// requires every listing the table gives to equal a cold walk.Walk.
-func TestTableMatchesWalk(t *testing.T) {
+// testSeed returns $FILETABLE_SEED, else a new seed, and logs it.
+func testSeed(t testing.TB) int64 {
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("FILETABLE_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
 	t.Logf("FILETABLE_SEED=%d", seed)
+	return seed
+}
+
+// roundTree returns the random source and the tree of one round of a
+// random test (a git repository in even rounds).
+func roundTree(t testing.TB, seed int64, round int) (*rand.Rand, *mutator) {
+	r := rand.New(rand.NewSource(seed + int64(round)))
+	return r, newMutatorTree(t, randChooser{r}, round%2 == 0)
+}
+
+// TestTableMatchesWalk interleaves random tree changes with listings and
+// requires every listing the table gives to equal a cold walk.Walk.
+func TestTableMatchesWalk(t *testing.T) {
+	seed := testSeed(t)
 	rounds, steps := 4, 60
 	if testing.Short() {
 		rounds, steps = 2, 40
 	}
 	for round := range rounds {
-		r := rand.New(rand.NewSource(seed + int64(round)))
-		m := newMutatorTree(t, randChooser{r}, round%2 == 0)
+		r, m := roundTree(t, seed, round)
 		l := &testLog{t: t}
 		tab := newTable(m.root, l.logf)
 		t.Cleanup(tab.Close)

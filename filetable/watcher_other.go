@@ -57,3 +57,12 @@ func (w *watcher) drain(func(event)) error           { return errNoWatcher }
 func (w *watcher) wait() bool                        { return false }
 func (w *watcher) stop()                             {}
 func (w *watcher) close()                            {}
+
+// Without inotify no table is persisted: there is nothing to stamp.
+func lstatStamp(string, bool) stamp { return stamp{} }
+
+type dirStamper struct{}
+
+func openStamper(string) (dirStamper, bool) { return dirStamper{}, false }
+func (dirStamper) stamp(string) stamp       { return stamp{} }
+func (dirStamper) close()                   {}

@@ -104,6 +104,9 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 	q.List = s.Files.Walk
 	if rp.Root == roots.Workspace {
+		// The index is mapped while the files are listed: a new server's
+		// first grep can narrow with an index an earlier server left.
+		s.Index.Open(rp.RootDir)
 		q.Narrow = func(files walk.Files) walk.Files {
 			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
 		}

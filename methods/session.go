@@ -109,9 +109,16 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf}),
-		Files: filetable.NewSet(r.Workspace(), logf), Logf: logf, Face: cfg.Face,
+		Files: filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf), Logf: logf, Face: cfg.Face,
 		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
 	}, nil
+}
+
+// fileTableStore returns where a root's file table persists: beside its
+// content index, so a new server on a known tree revalidates the table
+// instead of walking the tree.
+func fileTableStore(dataDir string) func(root string) string {
+	return func(root string) string { return filepath.Join(contentindex.Dir(dataDir, root), "filetable") }
 }
 
 // Toolbox serves the registered methods; it implements rpc.Service.

@@ -146,25 +146,39 @@ func needsLinux(run func(*bench, *Row) error) func(*bench, *Row) error {
 }
 
 // coldCallVsPeer measures the first call of a fresh server on the root
-// (server start and initialize not timed) against the peer.
+// (server start and initialize not timed) against the peer. Each run has a
+// data dir of its own, so no file table or index an earlier run left is
+// found (the known-tree rows measure that).
 func coldCallVsPeer(root func(*bench) (string, error), method string, params map[string]any, argv []string, check func(res json.RawMessage, peer []byte) string) func(*bench, *Row) error {
 	return func(b *bench, r *Row) error {
 		dir, err := root(b)
 		if err != nil {
 			return err
 		}
-		call := func() (json.RawMessage, time.Duration, error) {
-			s, err := b.fresh(dir)
+		call := freshCall(func() (*server, error) {
+			data, err := os.MkdirTemp(b.stateDir, "cold-")
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
-			res, d, err := s.call(method, params)
-			if cerr := s.close(); err == nil {
-				err = cerr
-			}
-			return res, d, err
-		}
+			return startServer(serverConfig{bin: b.bin, root: dir, dataDir: data})
+		}, method, params)
 		return timeCallVsPeer(b, r, dir, call, argv, check)
+	}
+}
+
+// freshCall returns a call on a server start starts, closed after it:
+// the first call of a new server (its start and initialize not timed).
+func freshCall(start func() (*server, error), method string, params map[string]any) func() (json.RawMessage, time.Duration, error) {
+	return func() (json.RawMessage, time.Duration, error) {
+		s, err := start()
+		if err != nil {
+			return nil, 0, err
+		}
+		res, d, err := s.call(method, params)
+		if cerr := s.close(); err == nil {
+			err = cerr
+		}
+		return res, d, err
 	}
 }
 
