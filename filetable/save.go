@@ -41,11 +41,16 @@ func (t *Table) scheduleSave() {
 // walks nothing: the file an earlier save wrote stays valid, a new server
 // revalidates it).
 func (t *Table) save(apply bool) {
+	t.saveMu.Lock()
+	defer t.saveMu.Unlock()
+	t.saveLocked(apply)
+}
+
+// saveLocked is save with t.saveMu held.
+func (t *Table) saveLocked(apply bool) {
 	if t.store == "" {
 		return
 	}
-	t.saveMu.Lock()
-	defer t.saveMu.Unlock()
 	for range limits.FileTableSaveTries {
 		done, err := t.saveOnce(apply)
 		if err != nil {

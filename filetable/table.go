@@ -176,12 +176,17 @@ func (t *Table) Close() {
 		t.saveTimer = nil
 	}
 	t.mu.Unlock()
-	t.save(false)
+	// The last save and the state change are one step under saveMu: a save
+	// whose timer fired just before Stop either ends before it or finds the
+	// table closed, so nothing is written after Close returns.
+	t.saveMu.Lock()
+	t.saveLocked(false)
 	t.mu.Lock()
 	if t.state != stateOff && t.state != stateGone {
 		t.state = stateClosed
 	}
 	t.mu.Unlock()
+	t.saveMu.Unlock()
 	t.release()
 }
 
