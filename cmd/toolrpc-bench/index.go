@@ -29,6 +29,9 @@ type indexTree struct {
 	regex   string // a regex with a required literal
 	noLit   string // a regex with no usable trigram
 	linux   bool   // the Linux rows' tree: needs the linux-source package
+	// Issue 27's rows, on trees that set them: a word-bounded regex with a
+	// rare required literal, and a literal in most files.
+	words, broad string
 }
 
 // indexedServer is a tree's server with its index built.
@@ -55,7 +58,7 @@ func indexTrees() []indexTree {
 				return b.cfg.indexLinux, nil
 			}
 			return linuxRoot(b)
-		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`},
+		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`, words: `\bsched_[a-z]+_entity\b`, broad: "return"},
 		{name: "Go tree", dir: func(b *bench) (string, error) { return b.cfg.goroot, nil },
 			literal: "nil pointer dereference", regex: `func \w+Locked\(`, noLit: `[0-9]{10}`},
 	}
@@ -93,6 +96,10 @@ func indexScenarios() []scenario {
 			{name: "indexed grep no literal `" + t.noLit + "` count vs the scan path (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.05},
 				peer: "same server, no index",
 				run:  indexVsScan(t, map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit})},
+			{name: "indexed grep -i count `" + lit + "` ÷ the same exact query (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.3},
+				peer: "same server, exact query",
+				run: indexVsSelf(t, map[string]any{"pattern": lit, "outputMode": "count", "caseInsensitive": true, "headLimit": wideHeadLimit},
+					map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit})},
 			{name: "indexed grep no literal `" + t.noLit + "` count vs rg (" + t.name + ")", driven: drivenLongLived, unit: "ms",
 				peer: "rg -c", bins: []string{"rg"},
 				run: indexVsPeer(t, q(map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", t.noLit), checkCounts)},
@@ -101,6 +108,15 @@ func indexScenarios() []scenario {
 				run: knownTreeVsPeer(t, map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit}, rg("-c", lit), checkCounts)},
 			{name: "serving RSS over idle, index mapped (" + t.name + ")", driven: drivenLongLived, unit: "MB", goal: goal{kind: valueAtMost, limit: 64},
 				run: indexRow(t, indexServingRSSRow)},
+		}
+		if t.words != "" {
+			rows = append(rows,
+				scenario{name: "indexed grep files `" + t.words + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.02},
+					peer: "rg -l", bins: []string{"rg"},
+					run: noted("the indexed server's files vs rg -l's", indexVsPeer(t, q(map[string]any{"pattern": t.words, "headLimit": wideHeadLimit}), rg("-l", t.words), checkFiles))},
+				scenario{name: "indexed grep count broad literal `" + t.broad + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.5},
+					peer: "rg -c", bins: []string{"rg"},
+					run: noted("the indexed server's per-file counts vs rg -c's", indexVsPeer(t, q(map[string]any{"pattern": t.broad, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", t.broad), checkCounts))})
 		}
 		for _, r := range rows {
 			if t.linux {
@@ -305,6 +321,20 @@ func indexVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[str
 // indexVsScan times a grep on t's indexed server against the same grep on
 // its scan-path server; both answers must be equal.
 func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
+	return indexPair(t, params, params, func(is *indexedServer) *server { return is.scan }, "the indexed answer differs from the scan path's", "")
+}
+
+// indexVsSelf times a grep on t's indexed server against another grep
+// (peerParams) on the same server; the answers may differ.
+func indexVsSelf(t indexTree, params, peerParams map[string]any) func(*bench, *Row) error {
+	return indexPair(t, params, peerParams, func(is *indexedServer) *server { return is.s }, "",
+		"both calls on the same indexed server; the peer column is the exact (case-sensitive) query")
+}
+
+// indexPair times params on t's indexed server against peerParams on the
+// server other picks. A non-empty differs is the note (and a missed row)
+// when the answers differ; note is the row's note otherwise.
+func indexPair(t indexTree, params, peerParams map[string]any, other func(*indexedServer) *server, differs, note string) func(*bench, *Row) error {
 	return func(b *bench, r *Row) error {
 		is, err := indexedFor(b, r, t)
 		if is == nil {
@@ -316,7 +346,7 @@ func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
 			a = res
 			return d, err
 		}, func() (time.Duration, error) {
-			res, d, err := is.scan.call("tools/grep", params)
+			res, d, err := other(is).call("tools/grep", peerParams)
 			p = res
 			return d, err
 		})
@@ -324,10 +354,22 @@ func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
 			return err
 		}
 		setFigures(r, as, ps)
-		if string(a) != string(p) {
+		r.Note = note
+		if differs != "" && string(a) != string(p) {
 			r.Status = statusMissed
-			r.Note = "the indexed answer differs from the scan path's"
+			r.Note = differs
 		}
+		return nil
+	}
+}
+
+// noted runs run and puts note before what it noted.
+func noted(note string, run func(*bench, *Row) error) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		if err := run(b, r); err != nil {
+			return err
+		}
+		r.Note = strings.TrimSuffix(note+"; "+r.Note, "; ")
 		return nil
 	}
 }
