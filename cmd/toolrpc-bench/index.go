@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,9 @@ type indexTree struct {
 	regex   string // a regex with a required literal
 	noLit   string // a regex with no usable trigram
 	linux   bool   // the Linux rows' tree: needs the linux-source package
+	// Issue 27's rows, on trees that set them: a word-bounded regex with a
+	// rare required literal, and a literal in most files.
+	words, broad string
 }
 
 // indexedServer is a tree's server with its index built.
@@ -55,7 +59,7 @@ func indexTrees() []indexTree {
 				return b.cfg.indexLinux, nil
 			}
 			return linuxRoot(b)
-		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`},
+		}, literal: "PM_RESUME", regex: `\w+_RESUME`, noLit: `[A-Za-z]{30}`, words: `\bsched_[a-z]+_entity\b`, broad: "return"},
 		{name: "Go tree", dir: func(b *bench) (string, error) { return b.cfg.goroot, nil },
 			literal: "nil pointer dereference", regex: `func \w+Locked\(`, noLit: `[0-9]{10}`},
 	}
@@ -93,6 +97,10 @@ func indexScenarios() []scenario {
 			{name: "indexed grep no literal `" + t.noLit + "` count vs the scan path (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.05},
 				peer: "same server, no index",
 				run:  indexVsScan(t, map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit})},
+			{name: "indexed grep -i count `" + lit + "` ÷ the same exact query (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.3},
+				peer: "same server, exact query",
+				run: indexVsSelf(t, map[string]any{"pattern": lit, "outputMode": "count", "caseInsensitive": true, "headLimit": wideHeadLimit},
+					map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit})},
 			{name: "indexed grep no literal `" + t.noLit + "` count vs rg (" + t.name + ")", driven: drivenLongLived, unit: "ms",
 				peer: "rg -c", bins: []string{"rg"},
 				run: indexVsPeer(t, q(map[string]any{"pattern": t.noLit, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", t.noLit), checkCounts)},
@@ -101,6 +109,18 @@ func indexScenarios() []scenario {
 				run: knownTreeVsPeer(t, map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit}, rg("-c", lit), checkCounts)},
 			{name: "serving RSS over idle, index mapped (" + t.name + ")", driven: drivenLongLived, unit: "MB", goal: goal{kind: valueAtMost, limit: 64},
 				run: indexRow(t, indexServingRSSRow)},
+		}
+		if t.words != "" {
+			rows = append(rows,
+				scenario{name: "indexed grep files `" + t.words + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.02},
+					peer: "rg -l", bins: []string{"rg"},
+					run: noted("the indexed server's files vs rg -l's", indexVsPeer(t, q(map[string]any{"pattern": t.words, "headLimit": wideHeadLimit}), rg("-l", t.words), checkFiles))},
+				scenario{name: "indexed grep count broad literal `" + t.broad + "` (" + t.name + ")", driven: drivenLongLived, unit: "ms", goal: goal{kind: ratioAtMost, limit: 0.5},
+					peer: "rg -c", bins: []string{"rg"},
+					run: broadCount(t, q(map[string]any{"pattern": t.broad, "outputMode": "count", "headLimit": wideHeadLimit}), rg("-c", t.broad))},
+				scenario{name: "grep count `" + lit + "` while the index builds ÷ without a build (" + t.name + ")", driven: drivenFresh, unit: "ms", goal: goal{kind: ratioAtMost, limit: 1.1},
+					peer: "a server with no index",
+					run:  duringBuild(t, map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit})})
 		}
 		for _, r := range rows {
 			if t.linux {
@@ -288,6 +308,15 @@ func indexServingRSSRow(is *indexedServer, r *Row) {
 
 // indexVsPeer times a grep on t's indexed server against a peer command.
 func indexVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[string]any, error), argv []string, check func(json.RawMessage, []byte) string) func(*bench, *Row) error {
+	return indexCallVsPeer(t, params, func(s *server, p map[string]any) func() (json.RawMessage, time.Duration, error) {
+		return func() (json.RawMessage, time.Duration, error) { return s.call("tools/grep", p) }
+	}, argv, check)
+}
+
+// indexCallVsPeer times the call grep makes of params on t's indexed
+// server against a peer command.
+func indexCallVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[string]any, error),
+	grep func(*server, map[string]any) func() (json.RawMessage, time.Duration, error), argv []string, check func(json.RawMessage, []byte) string) func(*bench, *Row) error {
 	return func(b *bench, r *Row) error {
 		is, err := indexedFor(b, r, t)
 		if is == nil {
@@ -298,36 +327,167 @@ func indexVsPeer(t indexTree, params func(*bench, *Row, *indexedServer) (map[str
 			return err
 		}
 		dir, _ := t.dir(b)
-		return timeCallVsPeer(b, r, dir, func() (json.RawMessage, time.Duration, error) { return is.s.call("tools/grep", p) }, argv, check)
+		return timeCallVsPeer(b, r, dir, grep(is.s, p), argv, check)
+	}
+}
+
+// pagedCounts returns a count grep of params on s that pages with offset
+// while the result is truncated (its byte budget), the times summed and
+// the pages merged into one answer; *pages is the number of calls of the
+// last run.
+func pagedCounts(pages *int) func(*server, map[string]any) func() (json.RawMessage, time.Duration, error) {
+	return func(s *server, params map[string]any) func() (json.RawMessage, time.Duration, error) {
+		return func() (json.RawMessage, time.Duration, error) {
+			type page struct {
+				Counts    []json.RawMessage `json:"counts"`
+				Count     int               `json:"count"`
+				Truncated bool              `json:"truncated"`
+			}
+			var all page
+			var total time.Duration
+			p := maps.Clone(params)
+			for *pages = 1; ; *pages++ {
+				p["offset"] = len(all.Counts)
+				res, d, err := s.call("tools/grep", p)
+				total += d
+				if err != nil {
+					return nil, total, err
+				}
+				var g page
+				if err := json.Unmarshal(res, &g); err != nil {
+					return nil, total, err
+				}
+				all.Counts = append(all.Counts, g.Counts...)
+				all.Count += g.Count
+				if !g.Truncated || len(g.Counts) == 0 {
+					all.Truncated = g.Truncated
+					break
+				}
+			}
+			res, err := json.Marshal(all)
+			return res, total, err
+		}
 	}
 }
 
 // indexVsScan times a grep on t's indexed server against the same grep on
 // its scan-path server; both answers must be equal.
 func indexVsScan(t indexTree, params map[string]any) func(*bench, *Row) error {
+	return indexPair(t, params, params, func(is *indexedServer) *server { return is.scan }, "the indexed answer differs from the scan path's", "")
+}
+
+// indexVsSelf times a grep on t's indexed server against another grep
+// (peerParams) on the same server; the answers may differ.
+func indexVsSelf(t indexTree, params, peerParams map[string]any) func(*bench, *Row) error {
+	return indexPair(t, params, peerParams, func(is *indexedServer) *server { return is.s }, "",
+		"both calls on the same indexed server; the peer column is the exact (case-sensitive) query")
+}
+
+// indexPair times params on t's indexed server against peerParams on the
+// server other picks. A non-empty differs is the note (and a missed row)
+// when the answers differ; note is the row's note otherwise.
+func indexPair(t indexTree, params, peerParams map[string]any, other func(*indexedServer) *server, differs, note string) func(*bench, *Row) error {
 	return func(b *bench, r *Row) error {
 		is, err := indexedFor(b, r, t)
 		if is == nil {
 			return err
 		}
-		var a, p []byte
-		as, ps, err := interleave(b.cfg.runs, func() (time.Duration, error) {
-			res, d, err := is.s.call("tools/grep", params)
-			a = res
-			return d, err
-		}, func() (time.Duration, error) {
-			res, d, err := is.scan.call("tools/grep", params)
-			p = res
-			return d, err
-		})
+		return timePair(b, r, is.s, params, other(is), peerParams, differs, note)
+	}
+}
+
+// timePair times params on s against peerParams on peer, interleaved. A
+// non-empty differs is the note (and a missed row) when the answers
+// differ; note is the row's note otherwise.
+func timePair(b *bench, r *Row, s *server, params map[string]any, peer *server, peerParams map[string]any, differs, note string) error {
+	var a, p []byte
+	as, ps, err := interleave(b.cfg.runs, func() (time.Duration, error) {
+		res, d, err := s.call("tools/grep", params)
+		a = res
+		return d, err
+	}, func() (time.Duration, error) {
+		res, d, err := peer.call("tools/grep", peerParams)
+		p = res
+		return d, err
+	})
+	if err != nil {
+		return err
+	}
+	setFigures(r, as, ps)
+	r.Note = note
+	if differs != "" && string(a) != string(p) {
+		r.Status = statusMissed
+		r.Note = differs
+	}
+	return nil
+}
+
+// duringBuild times a grep on a new server of tree t on an empty data dir
+// of its own while that server builds the index (started by a grep of one
+// file), against the same grep on a server whose data dir cannot hold an
+// index; both answers must be equal, and the index must still be unbuilt
+// after the last run.
+func duringBuild(t indexTree, params map[string]any) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		dir, err := t.dir(b)
 		if err != nil {
 			return err
 		}
-		setFigures(r, as, ps)
-		if string(a) != string(p) {
-			r.Status = statusMissed
-			r.Note = "the indexed answer differs from the scan path's"
+		data, err := os.MkdirTemp(b.stateDir, "building-")
+		if err != nil {
+			return err
 		}
+		blocked := filepath.Join(data, "not-a-dir")
+		if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+			return err
+		}
+		scan, err := startServer(serverConfig{bin: b.bin, root: dir, dataDir: filepath.Join(blocked, "data")})
+		if err != nil {
+			return err
+		}
+		defer scan.close()
+		s, err := startServer(serverConfig{bin: b.bin, root: dir, dataDir: data})
+		if err != nil {
+			return err
+		}
+		defer s.close()
+		if _, _, err := s.call("tools/grep", map[string]any{"pattern": "zq_kick_zq", "path": firstFile(dir)}); err != nil {
+			return err
+		}
+		err = timePair(b, r, s, params, scan, params, "the answer during the build differs from the scan path's",
+			"a new server on an empty data dir while it builds the index vs a server whose data dir cannot hold one, both warm, same query")
+		if err != nil {
+			return err
+		}
+		if _, serr := os.Stat(filepath.Join(contentindex.Dir(data, dir), "index")); serr == nil {
+			r.Status = statusMissed
+			r.Note = "the index was built before the last run: no figure during a build"
+		}
+		return nil
+	}
+}
+
+// broadCount times a count grep on t's indexed server paged to the whole
+// answer (see pagedCounts) against the peer.
+func broadCount(t indexTree, params func(*bench, *Row, *indexedServer) (map[string]any, error), argv []string) func(*bench, *Row) error {
+	var pages int
+	run := indexCallVsPeer(t, params, pagedCounts(&pages), argv, checkCounts)
+	return func(b *bench, r *Row) error {
+		if err := run(b, r); err != nil {
+			return err
+		}
+		r.Note = strings.TrimSuffix(fmt.Sprintf("the indexed server's per-file counts vs rg -c's; its answer passes the result budget, so a run is %d calls paged with offset, times summed; ", pages)+r.Note, "; ")
+		return nil
+	}
+}
+
+// noted runs run and puts note before what it noted.
+func noted(note string, run func(*bench, *Row) error) func(*bench, *Row) error {
+	return func(b *bench, r *Row) error {
+		if err := run(b, r); err != nil {
+			return err
+		}
+		r.Note = strings.TrimSuffix(note+"; "+r.Note, "; ")
 		return nil
 	}
 }
