@@ -22,10 +22,10 @@ import (
 var processWhen = "Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: " +
 	"dev servers, watchers, REPLs, installers that ask [Y/n], logins that ask for a password (tools/bash gives such a command /dev/null as stdin and kills it at its timeout)."
 
-var waitDoc = fmt.Sprintf("wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, "+
+var waitDoc = fmt.Sprintf("wait: {until?: [%s] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, "+
 	"idleMs?: %d..%d (default %d), timeoutMs?: 0..%d (default %d; 0 answers at once)}; the call answers on the first event, or with reason timeout "+
 	"(the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt.",
-	limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs, limits.ProcessDefaultIdleMs, limits.ProcessMaxTimeoutMs, limits.ProcessDefaultTimeoutMs)
+	strings.Join(process.WaitEvents, "|"), limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs, limits.ProcessDefaultIdleMs, limits.ProcessMaxTimeoutMs, limits.ProcessDefaultTimeoutMs)
 
 var replyDoc = fmt.Sprintf("Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply "+
 	"(no escape codes; \\r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most %d lines / %dKB with its tail kept "+
