@@ -154,7 +154,7 @@ func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int) {
 	for k := range d.files {
 		f := &d.files[k]
 		st := ds.stamp(f.name)
-		if st.mode&0o170000 != 0o100000 {
+		if !st.isRegular() {
 			return printRelist, n
 		}
 		if st.size != f.size || st.mtime != f.mtime {

@@ -20,6 +20,19 @@ type stamp struct {
 	mode               uint32
 }
 
+// The file type bits of stamp.mode, as stat's st_mode has them.
+const (
+	modeType    = 0o170000
+	modeDir     = 0o040000
+	modeRegular = 0o100000
+)
+
+// isDir reports whether s is of a directory.
+func (s stamp) isDir() bool { return s.mode&modeType == modeDir }
+
+// isRegular reports whether s is of a regular file.
+func (s stamp) isRegular() bool { return s.mode&modeType == modeRegular }
+
 // racy reports whether s changed so close to the moment saved (Unix ns)
 // that a later change in the same timestamp tick could have left it as it
 // is.
@@ -36,7 +49,7 @@ func (s stamp) sameAs(cur stamp, saved int64) bool { return s == cur && !s.racy(
 // dir) its content's stamp. A .git directory changes with every git command;
 // its info/exclude is stamped on its own.
 func gitStamp(s stamp) stamp {
-	if s.mode&0o170000 == 0o040000 {
+	if s.isDir() {
 		return stamp{ino: s.ino, mode: s.mode}
 	}
 	return s
@@ -101,7 +114,7 @@ const (
 // rules changed, is walked again with everything below it.
 func (old dirPrint) compare(cur dirPrint, saved int64) printVerdict {
 	switch {
-	case cur.self.mode&0o170000 != 0o040000:
+	case !cur.self.isDir():
 		return printGone
 	case old.self.ino != cur.self.ino,
 		!old.rules[0].sameAs(cur.rules[0], saved), !old.rules[1].sameAs(cur.rules[1], saved),
