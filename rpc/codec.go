@@ -42,6 +42,9 @@ type Stream struct {
 	// dl is the output when it takes write deadlines (a pollable pipe or
 	// socket), else nil.
 	dl interface{ SetWriteDeadline(time.Time) error }
+
+	// peer waits for the replies to the server's own requests.
+	peer *Peer
 }
 
 // NewStream returns a Stream reading frames from r and writing them to w;
@@ -52,6 +55,7 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger logging.Logf) *Stre
 	s.handledCh = make(chan struct{})
 	s.r.OnJunk = func(line []byte) { s.log.Printf("ignoring malformed header line %q", clipForLog(line)) }
 	s.dl, _ = w.(interface{ SetWriteDeadline(time.Time) error })
+	s.peer = newPeer(s)
 	return s
 }
 
@@ -88,6 +92,7 @@ func (s *Stream) ReadObject(v any) error {
 		}
 		if err != nil {
 			s.setHandled(math.MaxInt64) // nothing more will be handled
+			s.peer.end()
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				s.log.Printf("input ended inside a frame: %v", err)
 			}
@@ -177,7 +182,8 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 	}
 	if env.Method == nil {
 		if env.Result != nil || env.Error != nil {
-			return nil, errSkip // a response: the server sends no requests, so none is awaited
+			s.peer.deliver(id, env.Result, env.Error) // a reply to a request of the server (Peer.Call)
+			return nil, errSkip
 		}
 		s.replyError(id, CodeInvalidRequest, "invalid request: missing method")
 		return nil, errSkip

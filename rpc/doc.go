@@ -26,6 +26,14 @@
 // wins. Numerically equal ids (7 and 7.0) are one id for cancellation and
 // duplicate detection.
 //
+// # Requests of the server's own
+//
+// A Peer (PeerFrom the ctx of Initialize or of a handler) sends the
+// client requests of the server's own, with string ids "toolrpc/N", and
+// notifications outside any call. A response is matched to its request by
+// the string its id decodes to; a response no request waits for is
+// dropped, never answered.
+//
 // # Errors
 //
 // A handler's error becomes the wire error through AsError: an *Error in its

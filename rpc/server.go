@@ -89,7 +89,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 		svc:      svc,
 		log:      logger,
 		sem:      make(chan struct{}, opts.MaxConcurrent),
-		base:     context.WithoutCancel(ctx),
+		base:     context.WithValue(context.WithoutCancel(ctx), peerKey{}, stream.peer),
 		running:  map[string]context.CancelFunc{},
 		exit:     make(chan int, 1),
 		onEnding: opts.OnEnding,
