@@ -1,0 +1,134 @@
+package progress
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// Sink shows builds to a client, in its face's protocol.
+type Sink interface {
+	// Begin shows a build starting with status s (Percent 0). It may block
+	// (an LSP client must accept the token first) until ctx ends. It
+	// returns the Task that shows the rest of the build, or nil when the
+	// build is not to be shown (the client refused, ctx ended).
+	Begin(ctx context.Context, s Status) Task
+}
+
+// Task shows one build after its begin. A Reporter calls its methods from
+// one goroutine: Reports, then End once.
+type Task interface {
+	// Report shows how far the build is.
+	Report(s Status)
+	// End shows that the build is over, with its last status.
+	End(s Status)
+}
+
+// Reporter follows the builds of one session and shows each through its
+// Sink: begin at once, a report at most every limits.ProgressReportInterval
+// while the counters move, end when the build ends or the Reporter is
+// closed. A nil *Reporter starts nil Meters. Its methods may be called
+// concurrently.
+type Reporter struct {
+	sink     Sink
+	interval time.Duration
+	now      func() time.Time                                 // tests inject a clock
+	ticks    func(d time.Duration) (<-chan time.Time, func()) // tests inject ticks
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewReporter returns a Reporter showing builds through sink; a nil sink
+// gives a nil Reporter.
+func NewReporter(sink Sink) *Reporter {
+	if sink == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Reporter{sink: sink, interval: limits.ProgressReportInterval, now: time.Now, ticks: realTicks, ctx: ctx, cancel: cancel}
+}
+
+func realTicks(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// Start begins showing a build of kind over root and returns the Meter the
+// build advances and must End. It returns at once: the client is spoken to
+// on a goroutine of the Reporter's. After Close it returns nil.
+func (r *Reporter) Start(kind Kind, root string) *Meter {
+	if r == nil || r.ctx.Err() != nil {
+		return nil
+	}
+	m := newMeter(kind)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.follow(m, kind.title(root))
+	}()
+	return m
+}
+
+// Close stops following: a build still running is shown as ended, a begin
+// still waiting for the client is given up. It returns once nothing more
+// will be sent.
+func (r *Reporter) Close() {
+	if r == nil {
+		return
+	}
+	r.cancel()
+	r.wg.Wait()
+}
+
+// follow shows one build from begin to end.
+func (r *Reporter) follow(m *Meter, title string) {
+	first := m.snapshot(title, 0)
+	begin := first
+	begin.Percent = 0
+	task := r.sink.Begin(r.ctx, begin)
+	if task == nil {
+		return
+	}
+	tick, stop := r.ticks(r.interval)
+	defer stop()
+	lim := limiter{interval: r.interval}
+	lim.allow(r.now()) // the begin counts as the first report
+	last := first
+	for {
+		select {
+		case <-m.ended:
+			task.End(m.snapshot(title, last.Percent))
+			return
+		case <-r.ctx.Done():
+			task.End(m.snapshot(title, last.Percent))
+			return
+		case <-tick:
+			s := m.snapshot(title, last.Percent)
+			if s != last && lim.allow(r.now()) {
+				task.Report(s)
+				last = s
+			}
+		}
+	}
+}
+
+// limiter allows one event per interval: a tick the ticker held while a
+// slow Report was written does not make a second report right after it.
+type limiter struct {
+	interval time.Duration
+	last     time.Time
+}
+
+// allow reports whether an event at now is at least interval after the
+// last allowed one, and if so records it.
+func (l *limiter) allow(now time.Time) bool {
+	if !l.last.IsZero() && now.Sub(l.last) < l.interval {
+		return false
+	}
+	l.last = now
+	return true
+}
