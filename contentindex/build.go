@@ -75,6 +75,7 @@ func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (
 		return 0, err
 	}
 	b.runLo = start
+	pace.meter.Add(start) // a resumed build's earlier files are done
 	b.buf = make([]byte, 256*limits.KB)
 	b.pairs = make([]uint64, 0, runPairs+64*limits.KB)
 	for i := start; i < len(b.paths); i++ {
@@ -141,6 +142,7 @@ func (b *builder) resume(paths []string) (int, error) {
 // addFile reads document i and adds its trigrams to the run.
 func (b *builder) addFile(i int) {
 	defer b.pace.tick()
+	b.pace.meter.Add(1)
 	d := &b.docs[i]
 	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now())
 	if d.flags&docIndexed == 0 {

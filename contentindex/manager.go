@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/logging"
+	"github.com/toolrpc/toolrpc/progress"
 )
 
 // Dir returns the index directory of root (absolute, symlink-evaluated)
@@ -30,6 +31,9 @@ type Options struct {
 	// CPUPercent is the builder's share of one core (0: limits.IndexBuildCPUPercent;
 	// 100: unthrottled).
 	CPUPercent int
+	// Progress, when set, is shown every build: the listing of the root,
+	// then the files indexed of the total (see package progress).
+	Progress *progress.Reporter
 }
 
 // Manager keeps the content index of one root: it maps an index left by an

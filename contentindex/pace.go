@@ -2,6 +2,8 @@ package contentindex
 
 import (
 	"time"
+
+	"github.com/toolrpc/toolrpc/progress"
 )
 
 // pacer keeps the thread it runs on at a share of one core: after work it
@@ -11,6 +13,10 @@ type pacer struct {
 	percent int
 	last    time.Duration // thread CPU time at the last tick
 	owed    time.Duration
+	// meter, while a build runs, counts the files it has indexed, for the
+	// build's progress (it rides with the pacer to the builder); nil
+	// otherwise.
+	meter *progress.Meter
 }
 
 // minSleep is the shortest sleep a pacer takes; shorter debts accumulate.

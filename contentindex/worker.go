@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -64,9 +65,13 @@ func (m *Manager) askBuild(why buildWhy) {
 }
 
 // listRoot returns the sorted root-relative paths of the files a grep of
-// the whole root would search (one walk worker).
-func (m *Manager) listRoot() ([]string, error) {
-	files, err := walk.Walk(m.ctx, walk.Options{Start: m.opts.Root, Boundary: m.opts.Root, Workers: 1})
+// the whole root would search (one walk worker), counting them on meter.
+func (m *Manager) listRoot(meter *progress.Meter) ([]string, error) {
+	opts := walk.Options{Start: m.opts.Root, Boundary: m.opts.Root, Workers: 1}
+	if meter != nil {
+		opts.Found = func(walk.File) { meter.Add(1) }
+	}
+	files, err := walk.Walk(m.ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +142,18 @@ func (m *Manager) build(pace *pacer) {
 		m.swap(ix)
 		return
 	}
-	paths, err := m.listRoot()
+	meter := m.opts.Progress.Start(progress.IndexBuild, m.opts.Root)
+	defer meter.End()
+	paths, err := m.listRoot(meter)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			m.turnOff(err)
 		}
 		return
 	}
+	meter.SetTotal(len(paths))
+	pace.meter = meter
+	defer func() { pace.meter = nil }()
 	_, err = build(m.ctx, m.opts.Root, m.dir, paths, pace)
 	switch {
 	case errors.Is(err, context.Canceled):

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/toolrpc/toolrpc/logging"
+	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -15,6 +16,8 @@ type Set struct {
 	logf  logging.Logf
 	roots map[string]bool          // the roots Walk keeps tables for
 	store func(root string) string // where root's table persists (nil: nowhere)
+
+	reporter *progress.Reporter // shows whole-root walks (ReportTo)
 
 	mu     sync.Mutex
 	tables map[string]*Table
@@ -40,6 +43,11 @@ func NewStoredSet(roots []string, store func(root string) string, logf logging.L
 	}
 	return s
 }
+
+// ReportTo makes every walk of a whole root that fills one of the set's
+// tables (the first listing's, or after an overflow) show its progress
+// through r (see package progress). Call it before the first listing.
+func (s *Set) ReportTo(r *progress.Reporter) { s.reporter = r }
 
 // Walk returns what walk.Walk(ctx, opts) returns: from the table of
 // opts.Boundary when that is one of the set's roots and the table can
@@ -85,6 +93,7 @@ func (s *Set) table(root string) *Table {
 	t := s.tables[root]
 	if t == nil {
 		t = newTable(root, s.logf)
+		t.reporter = s.reporter
 		if s.store != nil {
 			t.store = s.store(root)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/logging"
+	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
@@ -72,6 +73,8 @@ type Table struct {
 	saveTimer   *time.Timer // the pending save, or nil
 	savedGen    int         // gen() of the last save
 	revalidated int         // file entries a load updated
+
+	reporter *progress.Reporter // shows whole-root walks to the client (nil: nobody)
 }
 
 // pending holds what events asked for and the next listing will apply.
@@ -355,7 +358,9 @@ func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 		return err
 	}
 	s.full[""] = &dirNode{wd: wd, repo: repo}
-	s.found = found
+	meter := t.reporter.Start(progress.TableWalk, t.root)
+	defer meter.End()
+	s.found = counted(found, meter)
 	files, err := s.run(ctx)
 	if err != nil {
 		var unrel *errUnreliable
@@ -370,6 +375,20 @@ func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 	// server keep it resident.
 	debug.FreeOSMemory()
 	return nil
+}
+
+// counted returns found (which may be nil) counting each file on meter;
+// found itself when there is no meter.
+func counted(found func(walk.File), meter *progress.Meter) func(walk.File) {
+	if meter == nil {
+		return found
+	}
+	return func(f walk.File) {
+		meter.Add(1)
+		if found != nil {
+			found(f)
+		}
+	}
 }
 
 // foundAdapter turns q.Found into the Found of a walk of root: files below
