@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/methods"
+	buildprogress "github.com/toolrpc/toolrpc/progress"
 )
 
 // rootsInput is the key of the roots/list input request.
@@ -47,7 +48,7 @@ func (st *sessionStarter) early(ss *mcp.ServerSession) {
 	if len(st.cfg.Roots) > 0 || !offersRoots(ss) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		st.buildLocked(st.cfg.Roots)
+		st.buildLocked(ss, st.cfg.Roots)
 	}
 }
 
@@ -67,7 +68,7 @@ func (st *sessionStarter) get(req *mcp.CallToolRequest) (*methods.Session, *mcp.
 		}
 		roots = rootPaths(lr)
 	}
-	st.buildLocked(roots)
+	st.buildLocked(req.Session, roots)
 	return st.sess, nil, st.err
 }
 
@@ -78,7 +79,9 @@ func (st *sessionStarter) built() *methods.Session {
 	return st.sess
 }
 
-func (st *sessionStarter) buildLocked(roots []string) {
+// buildLocked builds the session on roots; its builds are logged to ss
+// (see buildLog).
+func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, roots []string) {
 	if st.done {
 		return
 	}
@@ -92,13 +95,16 @@ func (st *sessionStarter) buildLocked(roots []string) {
 		}
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
 	}
-	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP}
+	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP,
+		Progress: buildprogress.NewReporter(buildLog{ss})}
 	if st.cfg.Logger != nil {
 		cfg.Logf = st.cfg.Logger.Printf
 	}
 	s, err := methods.NewSession(cfg, p)
 	if err == nil {
 		methods.StartSession(s)
+	} else {
+		cfg.Progress.Close()
 	}
 	st.sess, st.err = s, err
 }

@@ -7,11 +7,12 @@ func StartSession(s *Session) { startScratch(s) }
 
 // CloseSession does what shutdown does in LSP mode once every call of the
 // session has returned: it kills the session's processes, drops the file tables, stops the content index
-// workers (a build stays resumable) and removes the session's scratch dir.
+// workers (a build stays resumable), ends the progress shown of their builds and removes the session's scratch dir.
 func CloseSession(s *Session) {
 	s.Processes.Close()
 	s.Files.Close()
 	s.Index.Close()
+	s.Progress.Close() // after the builds: each shown as ended
 	_ = s.Scratch.Remove()
 }
 
@@ -22,6 +23,7 @@ func closeReplaced(old, s *Session) {
 	if old.Scratch.Path() == s.Scratch.Path() {
 		old.Files.Close()
 		old.Index.Close()
+		old.Progress.Close()
 		return
 	}
 	CloseSession(old)

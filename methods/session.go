@@ -17,6 +17,7 @@ import (
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/logging"
 	"github.com/toolrpc/toolrpc/process"
+	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sessionconf"
@@ -42,6 +43,9 @@ type Config struct {
 	// Logf is the log every engine of the session writes to (nil: the
 	// standard logger).
 	Logf logging.Logf
+	// Progress, when set, shows the session's file table walks and content
+	// index builds to the client (SPEC §12); CloseSession closes it.
+	Progress *progress.Reporter
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -73,6 +77,9 @@ type Session struct {
 	Logf logging.Logf
 	// Processes are the session's processes (SPEC §13); CloseSession kills them.
 	Processes *process.Table
+	// Progress shows the builds of Files and Index to the client (nil:
+	// nobody to show them to).
+	Progress *progress.Reporter
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -105,11 +112,13 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 	if logf == nil {
 		logf = log.Printf
 	}
+	files := filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf)
+	files.ReportTo(cfg.Progress)
 	return &Session{
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
-		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf}),
-		Files: filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf), Logf: logf, Face: cfg.Face,
+		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
+		Files: files, Logf: logf, Face: cfg.Face, Progress: cfg.Progress,
 		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
 	}, nil
 }
@@ -148,8 +157,11 @@ type serverInfo struct {
 
 // Initialize builds the session and returns the initialize result.
 func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) (any, error) {
-	s, err := NewSession(t.cfg, p)
+	cfg := t.cfg
+	cfg.Progress = lspProgress(ctx, p)
+	s, err := NewSession(cfg, p)
 	if err != nil {
+		cfg.Progress.Close()
 		return nil, err
 	}
 	startScratch(s)
@@ -167,6 +179,16 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 		Roots:        s.Roots.Workspace(),
 		ScratchDir:   s.Scratch.Path(),
 	}, nil
+}
+
+// lspProgress returns the reporter of builds for an LSP client that
+// declared capabilities.window.workDoneProgress, else nil (SPEC §12).
+func lspProgress(ctx context.Context, p *protocol.InitializeParams) *progress.Reporter {
+	peer := rpc.PeerFrom(ctx)
+	if peer == nil || p.Capabilities.Window == nil || !p.Capabilities.Window.WorkDoneProgress {
+		return nil
+	}
+	return progress.NewReporter(progress.NewLSP(peer))
 }
 
 // startScratch keeps a restarted session's scratch dir and sweeps the
