@@ -65,10 +65,12 @@ func (r *Reporter) Start(kind Kind, root string) *Meter {
 		return nil
 	}
 	m := newMeter(kind)
+	title := kind.title(root)
+	first := m.snapshot(title, 0) // the begin says 0 files, however soon it goes out
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		r.follow(m, kind.title(root))
+		r.follow(m, first)
 	}()
 	return m
 }
@@ -84,16 +86,19 @@ func (r *Reporter) Close() {
 	r.wg.Wait()
 }
 
-// follow shows one build from begin to end.
-func (r *Reporter) follow(m *Meter, title string) {
-	first := m.snapshot(title, 0)
+// follow shows one build from begin (status first) to end.
+func (r *Reporter) follow(m *Meter, first Status) {
+	title := first.Title
 	begin := first
 	begin.Percent = 0
 	task := r.sink.Begin(r.ctx, begin)
 	if task == nil {
 		return
 	}
-	tick, stop := r.ticks(r.interval)
+	// Ticks come four times an interval: the limiter, not the ticker, keeps
+	// reports apart, and a report is never held back most of an extra
+	// interval because its tick came a hair early.
+	tick, stop := r.ticks(r.interval / 4)
 	defer stop()
 	lim := limiter{interval: r.interval}
 	lim.allow(r.now()) // the begin counts as the first report
