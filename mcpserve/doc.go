@@ -25,4 +25,11 @@
 // cancels the call (tools/bash kills the tree, SPEC §6.6); from the moment it
 // is read, the call's progress and its response are dropped. stdin EOF
 // cancels every call, and Serve returns once every call has returned.
+//
+// # Build log
+//
+// The server declares the logging capability and logs a notifications/message
+// (level info, logger "toolrpc") when a file table walk or a content index
+// build begins and when it ends (SPEC §12). The go-sdk sends it only to a
+// client that has set a log level of info or below.
 package mcpserve
