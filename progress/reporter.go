@@ -39,6 +39,8 @@ type Reporter struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	mu     sync.Mutex // orders Start's wg.Add before Close's wg.Wait
+	closed bool
 	wg     sync.WaitGroup
 }
 
@@ -61,7 +63,12 @@ func realTicks(d time.Duration) (<-chan time.Time, func()) {
 // build advances and must End. It returns at once: the client is spoken to
 // on a goroutine of the Reporter's. After Close it returns nil.
 func (r *Reporter) Start(kind Kind, root string) *Meter {
-	if r == nil || r.ctx.Err() != nil {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
 		return nil
 	}
 	m := newMeter(kind)
@@ -82,6 +89,9 @@ func (r *Reporter) Close() {
 	if r == nil {
 		return
 	}
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
 }

@@ -8,9 +8,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/toolrpc/toolrpc/limits"
 )
+
+// TestMain checks that Close leaves no goroutine of a Reporter behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // recorder is a Sink that records what it is asked to show.
 type recorder struct {
