@@ -111,7 +111,7 @@ func (r *Reporter) follow(m *Meter, first Status) {
 	tick, stop := r.ticks(r.interval / 4)
 	defer stop()
 	lim := limiter{interval: r.interval}
-	lim.allow(r.now()) // the begin counts as the first report
+	lim.sent(r.now()) // the begin counts as the first report
 	last := first
 	for {
 		select {
@@ -125,25 +125,26 @@ func (r *Reporter) follow(m *Meter, first Status) {
 			s := m.snapshot(title, last.Percent)
 			if s != last && lim.allow(r.now()) {
 				task.Report(s)
+				lim.sent(r.now())
 				last = s
 			}
 		}
 	}
 }
 
-// limiter allows one event per interval: a tick the ticker held while a
-// slow Report was written does not make a second report right after it.
+// limiter keeps reports an interval apart, counted from the moment the
+// last one was written: a report whose write waited (behind a large grep
+// reply, say) is not followed by a second one right after it, so a client
+// never receives two within an interval.
 type limiter struct {
 	interval time.Duration
-	last     time.Time
+	last     time.Time // when the last report was written
 }
 
-// allow reports whether an event at now is at least interval after the
-// last allowed one, and if so records it.
+// allow reports whether a report may go out at now.
 func (l *limiter) allow(now time.Time) bool {
-	if !l.last.IsZero() && now.Sub(l.last) < l.interval {
-		return false
-	}
-	l.last = now
-	return true
+	return l.last.IsZero() || now.Sub(l.last) >= l.interval
 }
+
+// sent records that a report was written at now.
+func (l *limiter) sent(now time.Time) { l.last = now }

@@ -22,18 +22,24 @@ type recorder struct {
 	events []event
 	refuse bool
 	at     func() time.Time
+	// onReport, when set, runs inside each Report: a slow write.
+	onReport func()
 }
 
 type event struct {
-	kind string
-	s    Status
-	at   time.Time
+	kind      string
+	s         Status
+	start, at time.Time // when the write began and ended
 }
 
 func (r *recorder) add(kind string, s Status) {
+	start := r.at()
+	if kind == "report" && r.onReport != nil {
+		r.onReport()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, event{kind: kind, s: s, at: r.at()})
+	r.events = append(r.events, event{kind: kind, s: s, start: start, at: r.at()})
 }
 
 func (r *recorder) Begin(_ context.Context, s Status) Task {
@@ -79,6 +85,11 @@ func (c *fakeClock) advance(d time.Duration) {
 func newTestReporter(sink *recorder) (*Reporter, *fakeClock, chan time.Time) {
 	clock := &fakeClock{now: time.Unix(1e9, 0)}
 	sink.at = clock.Now
+	return newTestReporterOn(sink, clock)
+}
+
+// newTestReporterOn is newTestReporter on the given clock.
+func newTestReporterOn(sink *recorder, clock *fakeClock) (*Reporter, *fakeClock, chan time.Time) {
 	r := NewReporter(sink)
 	tick := make(chan time.Time)
 	r.now = clock.Now
@@ -199,13 +210,41 @@ func TestCloseEndsRunningBuild(t *testing.T) {
 	nr.Close()
 }
 
-// TestLimiter: one event per interval, on the injected clock.
+// TestLimiter: one report per interval, counted from the end of the last
+// write, on the injected clock.
 func TestLimiter(t *testing.T) {
 	l := limiter{interval: limits.ProgressReportInterval}
 	t0 := time.Unix(1e9, 0)
 	require.True(t, l.allow(t0))
+	l.sent(t0)
 	require.False(t, l.allow(t0.Add(limits.ProgressReportInterval-time.Nanosecond)))
 	require.True(t, l.allow(t0.Add(limits.ProgressReportInterval)))
-	require.False(t, l.allow(t0.Add(limits.ProgressReportInterval+time.Millisecond)))
+	l.sent(t0.Add(limits.ProgressReportInterval + time.Second)) // a write that waited a second
+	require.False(t, l.allow(t0.Add(limits.ProgressReportInterval+time.Second+time.Millisecond)))
 	require.Equal(t, 500*time.Millisecond, limits.ProgressReportInterval, "at most 2 reports a second (issue 27)")
+}
+
+// TestSlowWriteKeepsReportsApart: a report whose write takes a second (the
+// client reads slowly) is not followed by another one sooner than an
+// interval after the write ended, whatever ticks were waiting.
+func TestSlowWriteKeepsReportsApart(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	sink := &recorder{at: clock.Now}
+	sink.onReport = func() { clock.advance(time.Second) } // the write takes a second
+	r, _, tick := newTestReporterOn(sink, clock)
+	m := r.Start(IndexBuild, "/src")
+	tick <- clock.Now() // the begin has been sent
+	m.SetTotal(100)
+	for range 20 {
+		m.Add(1)
+		clock.advance(100 * time.Millisecond)
+		tick <- clock.Now()
+		tick <- clock.Now() // a barrier
+	}
+	m.End()
+	r.Close()
+	evs := sink.all()
+	for i := 2; i < len(evs)-1; i++ { // reports after the first: at is when the write ended
+		require.GreaterOrEqual(t, evs[i].start.Sub(evs[i-1].at), limits.ProgressReportInterval, "report %d", i)
+	}
 }
