@@ -63,8 +63,8 @@ func (q *Query) String() string {
 }
 
 // triString renders a term: its folded trigram, then "/" and the cases it
-// asks for (l caseLower, u caseUpper), then "+" and its follower bit, if
-// any.
+// asks for (l caseLower, u caseUpper), then "+" and its follower bit and
+// "^" and its three-byte follower bit, if any.
 func triString(t uint64) string {
 	s := strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
 	if cases := uint8(t >> caseShift); cases != 0 {
@@ -77,6 +77,9 @@ func triString(t uint64) string {
 	}
 	if f := t >> followShift & followMask; f != 0 {
 		s += fmt.Sprintf("+%d", f-1)
+	}
+	if f := t >> follow3Shift & followMask; f != 0 {
+		s += fmt.Sprintf("^%d", f-1)
 	}
 	return s
 }
@@ -192,6 +195,15 @@ func stringQuery(s string) *Query {
 		var t uint64
 		if i+3 < n {
 			t = uint64(followBit[foldTable[s[(i+3)*symLen+1]]]+1) << followShift
+		}
+		if i+6 <= n && !strings.Contains(s[(i+3)*symLen:(i+6)*symLen], "\x00\n") {
+			// Three bytes follow; none is a newline, which the end of a
+			// text stands for without bytes after it.
+			var next uint32
+			for k := range 3 {
+				next = next<<8 | uint32(foldTable[s[(i+3+k)*symLen+1]])
+			}
+			t |= uint64(follow3Bit(next)+1) << follow3Shift
 		}
 		for k := range 3 {
 			t |= uint64(foldTable[s[(i+k)*symLen+1]]) << (8 * (2 - k))
