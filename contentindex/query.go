@@ -25,10 +25,10 @@ const (
 // Query is a boolean trigram query. Every text a pattern matches satisfies
 // the pattern's query, so a file that fails it cannot hold a match.
 // Trigrams are folded (ASCII letters lower-cased), as the index stores them;
-// each entry of Tri is a term: a trigram, possibly with the follower bit of
-// the byte that must come after it and the case patterns it may have (see
-// followShift), so a case-insensitive query reads the same one posting list
-// per trigram as a case-sensitive one.
+// each entry of Tri is a term: a trigram, possibly with the follower bits
+// of the byte and of the three bytes that must come after it and the case
+// patterns it may have (see followShift), so a case-insensitive query reads
+// the same one posting list per trigram as a case-sensitive one.
 type Query struct {
 	Op  Op
 	Tri []uint64
@@ -186,8 +186,9 @@ func factor(q *Query) *Query {
 }
 
 // stringQuery is the AND of the terms of symbol string s: per window of
-// three symbols, its folded trigram with the follower bit of the next symbol
-// and the case patterns the window allows.
+// three symbols, its folded trigram with the follower bits of the next
+// symbol and of the next three (when s has them) and the case patterns the
+// window allows.
 func stringQuery(s string) *Query {
 	one := allQuery
 	n := nsym(s)
