@@ -115,6 +115,10 @@ func FuzzPlanSuperset(f *testing.F) {
 	f.Add(`a.b`, []byte("a\nb"), false, true)
 	f.Add(`(?:ab|cd)+ef`, []byte("abcdef"), false, false)
 	f.Add(`\bfoo$`, []byte("x foo\r\n"), true, false)
+	f.Add(`pm_resume`, []byte("pm_restore x_resume pm_re\u017fume"), true, false)
+	f.Add(`abc\ndef`, []byte("abc\ndef"), false, true)
+	f.Add(`oo\n`, []byte("foo"), false, true)
+	f.Add(`abcdef\n`, []byte("xabcdef"), true, true)
 	f.Fuzz(func(t *testing.T, pattern string, text []byte, ci, ml bool) {
 		if len(pattern) > 200 || len(text) > 4096 {
 			return

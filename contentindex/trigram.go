@@ -141,46 +141,61 @@ func newTriSet() *triSet {
 
 // Add adds the trigrams of the next piece of the file.
 func (s *triSet) Add(p []byte) {
-	win, up, seen := s.win, s.up, s.seen
+	for len(p) > 0 && s.seen < 6 {
+		s.add1(p[0])
+		p = p[1:]
+	}
+	win, up := s.win, s.up
 	bits, masks := s.bits, s.masks
 	for _, c := range p {
 		f := foldTable[c]
-		if seen >= 3 {
-			// The trigram ending at the byte before c is followed by c.
-			masks[uint32(win)&triMask] |= halfBit(up&7, followBit[f])
-		}
+		// The trigram ending at the byte before c is followed by c.
+		masks[uint32(win)&triMask] |= halfBit(up&7, followBit[f])
 		win = (win<<8 | uint64(f)) & (1<<48 - 1)
 		up = (up<<1 | uint32(hasUpper[c])) & 63
-		if seen < 6 {
-			seen++
-			if seen < 3 {
-				continue
-			}
-		}
-		if seen == 6 {
-			// The trigram ending three bytes before c is followed by the
-			// three bytes ending at c.
-			masks[uint32(win>>24)&triMask] |= halfBit(up>>3, follow3Bit(uint32(win)&triMask))
-		}
+		// The trigram ending three bytes before c is followed by the three
+		// bytes ending at c.
+		masks[uint32(win>>24)&triMask] |= halfBit(up>>3, follow3Bit(uint32(win)&triMask))
 		t := uint32(win) & triMask
-		w, b := t>>6, uint64(1)<<(t&63)
-		if bits[w]&b == 0 {
+		if w, b := t>>6, uint64(1)<<(t&63); bits[w]&b == 0 {
 			bits[w] |= b
 			s.list = append(s.list, t)
 		}
 	}
-	s.win, s.up, s.seen = win, up, seen
+	s.win, s.up = win, up
+}
+
+// add1 adds one of the first six bytes of the text, which do not yet
+// follow three trigrams.
+func (s *triSet) add1(c byte) {
+	f := foldTable[c]
+	if s.seen >= 3 {
+		s.masks[uint32(s.win)&triMask] |= halfBit(s.up&7, followBit[f])
+	}
+	s.win = (s.win<<8 | uint64(f)) & (1<<48 - 1)
+	s.up = (s.up<<1 | uint32(hasUpper[c])) & 63
+	s.seen++
+	if s.seen < 3 {
+		return
+	}
+	if s.seen == 6 {
+		s.masks[uint32(s.win>>24)&triMask] |= halfBit(s.up>>3, follow3Bit(uint32(s.win)&triMask))
+	}
+	if t := uint32(s.win) & triMask; s.bits[t>>6]&(1<<(t&63)) == 0 {
+		s.bits[t>>6] |= 1 << (t & 63)
+		s.list = append(s.list, t)
+	}
 }
 
 // halfBit returns the mask bit of follower bucket b after an occurrence
-// whose upper-case letters are up.
+// whose upper-case letters are up (three bits).
 func halfBit(up uint32, b uint8) uint16 {
-	m := uint16(1) << b
-	if up != 0 {
-		m <<= caseMaskShift
-	}
-	return m
+	return uint16(1) << (b + halfShift[up&7])
 }
+
+// halfShift is the shift of the half of an occurrence whose upper-case
+// letters are the index: 0, or caseMaskShift for any.
+var halfShift = [8]uint8{0, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift}
 
 // Sorted ends the text (its last trigram is followed as by "\n") and
 // returns the distinct trigrams added since the last Reset, in ascending
