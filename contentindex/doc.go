@@ -7,9 +7,11 @@
 //
 // For each text file of a root it records the distinct trigrams (three
 // consecutive bytes, ASCII letters folded to lower case) of its content,
-// and per trigram a mask: which bytes follow its occurrences without an
-// upper-case letter, and which follow those with one (eight buckets each,
-// folded). A case-insensitive query reads one posting list per trigram, as a
+// and per trigram a mask: what follows its occurrences without an
+// upper-case letter, and what follows those with one (eight bits each, a
+// Bloom filter of the next byte and of the next three bytes, folded), so a
+// literal's consecutive trigrams ask for 4-grams and 6-grams of it. A
+// case-insensitive query reads one posting list per trigram, as a
 // case-sensitive one does; the latter also asks the masks for its case. The
 // file lives at <dataDir>/index/<hash of the root's real path>/index and is
 // mmapped read-only. Posting lists are uvarint deltas of document ids, or a

@@ -16,7 +16,7 @@ import (
 //	root       the root's real path
 //	footer     {magic [8]byte, ndocs u32, ntri u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
 const (
-	magic      = "TRIDX006" // 004: docDecoded; 005: folded trigrams, one-byte masks; 006: masks by case (see appendMasks)
+	magic      = "TRIDX007" // 004: docDecoded; 005: folded trigrams, one-byte masks; 006: masks by case (see appendMasks); 007: three-byte followers (see follow3Bit)
 	triEntry   = 12
 	docEntry   = 32
 	footerSize = 8 + 4 + 4 + 6*8

@@ -8,25 +8,34 @@ import (
 
 // tokens are what generated files are made of: mixed case, the ASCII
 // letters with non-ASCII case partners (k K U+212A, s S U+017F), other
-// Unicode folds, line ends, bytes that are not UTF-8, NUL (binary).
+// Unicode folds, line ends, bytes that are not UTF-8, NUL (binary), and
+// near misses of literals.
 var tokens = []string{
 	"foo", "Foo", "FOO", "bar", "BAR", "baz", "k", "K", "\u212a", "s", "S", "\u017f",
 	"é", "É", "ß", "ẞ", "Ω", "ω", "\u03a3", "_x", "x_", "pm_resume", "PM_RESUME", "Resume",
 	"\r\n", "\n", "\n\n", " ", "\t", "0", "123", "\xff", "\xfe\xfd", "été", "a", "b", "ab",
 	"abc", "xyz", "func", "(", ")", "{", "}", "=", "kelvin", "SKIP", "\u212aelvin", "\uFFFD",
+	// Near misses of pm_resume, which share its 4-grams and 5-grams.
+	"pm_restore", "_resu", "m_re", "x_resume",
 }
 
 // genText returns random text of about n tokens; binary reports whether a
 // NUL was added.
 func genText(r *rand.Rand, n int) []byte {
+	text := genFrom(r, tokens, n)
+	if r.IntN(40) == 0 {
+		text += "\x00"
+	}
+	return []byte(text)
+}
+
+// genFrom returns n random tokens of toks, joined.
+func genFrom(r *rand.Rand, toks []string, n int) string {
 	var b strings.Builder
 	for range n {
-		b.WriteString(tokens[r.IntN(len(tokens))])
+		b.WriteString(toks[r.IntN(len(toks))])
 	}
-	if r.IntN(40) == 0 {
-		b.WriteString("\x00")
-	}
-	return []byte(b.String())
+	return b.String()
 }
 
 var atoms = []string{

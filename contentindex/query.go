@@ -25,10 +25,10 @@ const (
 // Query is a boolean trigram query. Every text a pattern matches satisfies
 // the pattern's query, so a file that fails it cannot hold a match.
 // Trigrams are folded (ASCII letters lower-cased), as the index stores them;
-// each entry of Tri is a term: a trigram, possibly with the follower bit of
-// the byte that must come after it and the case patterns it may have (see
-// followShift), so a case-insensitive query reads the same one posting list
-// per trigram as a case-sensitive one.
+// each entry of Tri is a term: a trigram, possibly with the follower bits
+// of the byte and of the three bytes that must come after it and the case
+// patterns it may have (see followShift), so a case-insensitive query reads
+// the same one posting list per trigram as a case-sensitive one.
 type Query struct {
 	Op  Op
 	Tri []uint64
@@ -63,8 +63,8 @@ func (q *Query) String() string {
 }
 
 // triString renders a term: its folded trigram, then "/" and the cases it
-// asks for (l caseLower, u caseUpper), then "+" and its follower bit, if
-// any.
+// asks for (l caseLower, u caseUpper), then "+" and its follower bit and
+// "^" and its three-byte follower bit, if any.
 func triString(t uint64) string {
 	s := strings.ToValidUTF8(string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}), "?")
 	if cases := uint8(t >> caseShift); cases != 0 {
@@ -77,6 +77,9 @@ func triString(t uint64) string {
 	}
 	if f := t >> followShift & followMask; f != 0 {
 		s += fmt.Sprintf("+%d", f-1)
+	}
+	if f := t >> follow3Shift & followMask; f != 0 {
+		s += fmt.Sprintf("^%d", f-1)
 	}
 	return s
 }
@@ -183,8 +186,9 @@ func factor(q *Query) *Query {
 }
 
 // stringQuery is the AND of the terms of symbol string s: per window of
-// three symbols, its folded trigram with the follower bit of the next symbol
-// and the case patterns the window allows.
+// three symbols, its folded trigram with the follower bits of the next
+// symbol and of the next three (when s has them) and the case patterns the
+// window allows.
 func stringQuery(s string) *Query {
 	one := allQuery
 	n := nsym(s)
@@ -192,6 +196,15 @@ func stringQuery(s string) *Query {
 		var t uint64
 		if i+3 < n {
 			t = uint64(followBit[foldTable[s[(i+3)*symLen+1]]]+1) << followShift
+		}
+		if i+6 <= n && !strings.Contains(s[(i+3)*symLen:(i+6)*symLen], "\x00\n") {
+			// Three bytes follow; none is a newline, which the end of a
+			// text stands for without bytes after it.
+			var next uint32
+			for k := range 3 {
+				next = next<<8 | uint32(foldTable[s[(i+3+k)*symLen+1]])
+			}
+			t |= uint64(follow3Bit(next)+1) << follow3Shift
 		}
 		for k := range 3 {
 			t |= uint64(foldTable[s[(i+k)*symLen+1]]) << (8 * (2 - k))

@@ -20,7 +20,7 @@ import (
 //	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute), count masks u16}, ascending by tri
 //	tri 0xFFFFFFFF
 const (
-	runMagic = "TRIRUN03" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks
+	runMagic = "TRIRUN04" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks; 04: three-byte followers
 	runEnd   = 0xFFFFFFFF
 )
 

@@ -22,25 +22,31 @@ func pack(a, b, c byte) uint32 {
 }
 
 // A term is a folded trigram (low 24 bits); in bits 24-27, 0 or 1 + the
-// follower bit (see followBit) of a byte that must follow the trigram (a
-// term with a follower asks for a 4-gram, approximately); in bits 32-39,
-// the cases (caseLower, caseUpper) of the occurrences the term may be, or 0
-// for any (see termAllows).
+// follower bit (see followBit) of a byte that must follow the trigram; in
+// bits 28-31, 0 or 1 + the bit (see follow3Bit) of three bytes that must
+// follow it (a term with followers asks for a 4-gram or a 6-gram,
+// approximately); in bits 32-39, the cases (caseLower, caseUpper) of the
+// occurrences the term may be, or 0 for any (see termAllows).
 const (
-	triMask     = 1<<24 - 1
-	followShift = 24
-	followMask  = 0xF
-	caseShift   = 32
+	triMask      = 1<<24 - 1
+	followShift  = 24
+	follow3Shift = 28
+	followMask   = 0xF
+	caseShift    = 32
 )
 
 // A mask is what a document records of one folded trigram: in its low byte
-// the follower bits of the bytes that follow the trigram's occurrences with
-// no upper-case letter (caseLower), in its high byte those of the
-// occurrences with one or more (caseUpper). Followers are folded, so one bit
+// the follower bits of the occurrences with no upper-case letter
+// (caseLower), in its high byte those of the occurrences with one or more
+// (caseUpper). Each occurrence sets two follower bits of its half, as a
+// Bloom filter of two hashes does: followBit of the byte after it and
+// follow3Bit of the three bytes after it. Followers are folded, so one bit
 // serves both cases of a letter; the end of the text follows as "\n" does,
 // so every occurrence sets a bit of its half. A case-sensitive query asks
 // the halves its text's case allows, a case-insensitive one either, and both
-// read the same one list per trigram.
+// read the same one list per trigram. The three-byte follower tells
+// pm_resume from a text holding pm_restore and _resume, which share every
+// 4-gram and 5-gram of it.
 const (
 	caseLower     = 1 << 0
 	caseUpper     = 1 << 1
@@ -80,9 +86,14 @@ var followBit = func() (t [256]uint8) {
 	return t
 }()
 
+// follow3Bit maps the three folded bytes that follow a trigram (packed as
+// pack does) to one of eight bits.
+func follow3Bit(next uint32) uint8 { return uint8((next * 0x9E3779B1) >> 29) }
+
 // termAllows reports whether a document whose mask for the term's trigram
-// is mask may hold the term. A term that asks nothing of the mask is held
-// by every document holding its trigram.
+// is mask may hold the term: one of the halves the term allows has every
+// follower bit it asks for (and, when it asks none, any bit). A term that
+// asks nothing of the mask is held by every document holding its trigram.
 func termAllows(t uint64, mask uint16) bool {
 	if t&^triMask == 0 {
 		return true
@@ -91,17 +102,19 @@ func termAllows(t uint64, mask uint16) bool {
 	if halves == 0 {
 		halves = caseLower | caseUpper
 	}
-	want := uint16(0xFF) // any follower
+	var want uint8
 	if f := t >> followShift & followMask; f != 0 {
-		want = 1 << (f - 1)
+		want |= 1 << (f - 1)
 	}
-	if halves&caseLower == 0 {
-		mask &^= 0xFF
+	if f := t >> follow3Shift & followMask; f != 0 {
+		want |= 1 << (f - 1)
 	}
-	if halves&caseUpper == 0 {
-		mask &= 0xFF
+	for h, half := range [2]uint8{uint8(mask), uint8(mask >> caseMaskShift)} {
+		if halves&(1<<h) != 0 && half != 0 && half&want == want {
+			return true
+		}
 	}
-	return mask&(want|want<<caseMaskShift) != 0
+	return false
 }
 
 // triSet gathers the distinct folded trigrams of one file and, per
@@ -112,11 +125,12 @@ type triSet struct {
 	bits  []uint64
 	masks []uint16
 	list  []uint32
-	// t holds the last three folded bytes added, up the upper-case letters
-	// among them (bit 2 the first), and seen how many bytes (at most 3)
-	// were added since Reset, so a file may come in pieces; ended is set
-	// once the end of the text has been recorded.
-	t, up uint32
+	// win holds the last six folded bytes added (the last in the low byte),
+	// up which of them were upper-case letters (bit 0 the last), and seen
+	// how many bytes (at most 6) were added since Reset, so a file may come
+	// in pieces; ended is set once the end of the text has been recorded.
+	win   uint64
+	up    uint32
 	seen  int
 	ended bool
 }
@@ -127,46 +141,68 @@ func newTriSet() *triSet {
 
 // Add adds the trigrams of the next piece of the file.
 func (s *triSet) Add(p []byte) {
-	t, up, seen := s.t, s.up, s.seen
+	for len(p) > 0 && s.seen < 6 {
+		s.add1(p[0])
+		p = p[1:]
+	}
+	win, up := s.win, s.up
 	bits, masks := s.bits, s.masks
 	for _, c := range p {
 		f := foldTable[c]
-		if seen == 3 {
-			masks[t] |= followMaskBit(up, f)
-		}
-		t = (t<<8 | uint32(f)) & triMask
-		up = (up<<1 | uint32(hasUpper[c])) & 7
-		if seen < 3 {
-			seen++
-			if seen < 3 {
-				continue
-			}
-		}
-		w, b := t>>6, uint64(1)<<(t&63)
-		if bits[w]&b == 0 {
+		// The trigram ending at the byte before c is followed by c.
+		masks[uint32(win)&triMask] |= halfBit(up&7, followBit[f])
+		win = (win<<8 | uint64(f)) & (1<<48 - 1)
+		up = (up<<1 | uint32(hasUpper[c])) & 63
+		// The trigram ending three bytes before c is followed by the three
+		// bytes ending at c.
+		masks[uint32(win>>24)&triMask] |= halfBit(up>>3, follow3Bit(uint32(win)&triMask))
+		t := uint32(win) & triMask
+		if w, b := t>>6, uint64(1)<<(t&63); bits[w]&b == 0 {
 			bits[w] |= b
 			s.list = append(s.list, t)
 		}
 	}
-	s.t, s.up, s.seen = t, up, seen
+	s.win, s.up = win, up
 }
 
-// followMaskBit returns the mask bit of folded follower f after an
-// occurrence whose upper-case letters are up.
-func followMaskBit(up uint32, f byte) uint16 {
-	b := uint16(1) << followBit[f]
-	if up != 0 {
-		b <<= caseMaskShift
+// add1 adds one of the first six bytes of the text, which do not yet
+// follow three trigrams.
+func (s *triSet) add1(c byte) {
+	f := foldTable[c]
+	if s.seen >= 3 {
+		s.masks[uint32(s.win)&triMask] |= halfBit(s.up&7, followBit[f])
 	}
-	return b
+	s.win = (s.win<<8 | uint64(f)) & (1<<48 - 1)
+	s.up = (s.up<<1 | uint32(hasUpper[c])) & 63
+	s.seen++
+	if s.seen < 3 {
+		return
+	}
+	if s.seen == 6 {
+		s.masks[uint32(s.win>>24)&triMask] |= halfBit(s.up>>3, follow3Bit(uint32(s.win)&triMask))
+	}
+	if t := uint32(s.win) & triMask; s.bits[t>>6]&(1<<(t&63)) == 0 {
+		s.bits[t>>6] |= 1 << (t & 63)
+		s.list = append(s.list, t)
+	}
 }
+
+// halfBit returns the mask bit of follower bucket b after an occurrence
+// whose upper-case letters are up (three bits).
+func halfBit(up uint32, b uint8) uint16 {
+	return uint16(1) << (b + halfShift[up&7])
+}
+
+// halfShift is the shift of the half of an occurrence whose upper-case
+// letters are the index: 0, or caseMaskShift for any.
+var halfShift = [8]uint8{0, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift, caseMaskShift}
 
 // Sorted ends the text (its last trigram is followed as by "\n") and
 // returns the distinct trigrams added since the last Reset, in ascending
 // order. The slice is valid until the next Reset.
 func (s *triSet) Sorted() []uint32 {
-	if s.seen == 3 && !s.ended {
-		s.masks[s.t] |= followMaskBit(s.up, '\n')
+	if s.seen >= 3 && !s.ended {
+		s.masks[uint32(s.win)&triMask] |= halfBit(s.up&7, followBit['\n'])
 		s.ended = true
 	}
 	slices.Sort(s.list)
@@ -183,5 +219,5 @@ func (s *triSet) Reset() {
 		s.masks[t] = 0
 	}
 	s.list = s.list[:0]
-	s.t, s.up, s.seen, s.ended = 0, 0, 0, false
+	s.win, s.up, s.seen, s.ended = 0, 0, 0, false
 }
