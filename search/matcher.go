@@ -148,18 +148,23 @@ func byteClass(re *syntax.Regexp) *[256]bool {
 }
 
 // findRun returns the start of the first run of m.runLen bytes of m.run at
-// or after pos, or -1.
+// or after pos, or -1. It tests the last byte of each window first and
+// steps past the first byte outside the class it meets (found from the
+// back), so text with short runs costs about one test per runLen bytes.
 func (m *Matcher) findRun(buf []byte, pos int) int {
-	set, want, n := m.run, m.runLen, 0
-	for i := pos; i < len(buf); i++ {
-		if set[buf[i]] {
-			n++
-			if n == want {
-				return i - want + 1
-			}
-		} else {
-			n = 0
+	set, want := m.run, m.runLen
+	// No run starts in [pos, i); the bytes of [i, known) are in the class.
+	i, known := pos, pos
+	for i+want <= len(buf) {
+		j := i + want - 1
+		for j >= known && set[buf[j]] {
+			j--
 		}
+		if j < known {
+			return i
+		}
+		// A run holding buf[j] cannot be: none starts in [i, j].
+		i, known = j+1, i+want
 	}
 	return -1
 }
