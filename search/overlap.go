@@ -28,10 +28,12 @@ type overlap struct {
 	done    map[string]overlapResult // by Abs; read without mu once stop returned
 }
 
-// overlapResult is a file's result with the identity of the version searched.
+// overlapResult is a file's result with the identity of the version
+// searched: small, as most files searched hold no match (r nil), so that
+// the map grows cheaply.
 type overlapResult struct {
 	size, mtime int64
-	r           fileResult
+	r           *fileResult // nil: no match
 }
 
 // startOverlap returns the overlap of a search of q.
@@ -55,8 +57,12 @@ func (o *overlap) found(f walk.File) {
 	if r.count > 0 {
 		o.entries.Add(1)
 	}
+	d := overlapResult{size: f.Size, mtime: f.ModTime}
+	if r.count > 0 {
+		d.r = &r
+	}
 	o.mu.Lock()
-	o.done[f.Abs] = overlapResult{size: f.Size, mtime: f.ModTime, r: r}
+	o.done[f.Abs] = d
 	o.mu.Unlock()
 }
 
@@ -75,5 +81,8 @@ func (o *overlap) result(f walk.File) (fileResult, bool) {
 	if !ok || d.size != f.Size || d.mtime != f.ModTime {
 		return fileResult{}, false
 	}
-	return d.r, true
+	if d.r == nil {
+		return fileResult{}, true
+	}
+	return *d.r, true
 }
