@@ -29,8 +29,8 @@ const (
 	// file. Other searches keep SearchChunkBytes.
 	SearchLineChunkBytes = 256 * KB
 
-	// SearchOverlapMinEntries is the smallest offset+headLimit of a count or
-	// filesWithMatches Grep that searches files while the walk still runs:
+	// SearchOverlapMinEntries is the smallest offset+headLimit of a Grep
+	// that searches files while the walk still runs:
 	// such a caller asked for (nearly) every matching file, so the search
 	// is unlikely to stop early and work done before the newest-first order
 	// is known is rarely wasted. Smaller requests search in order only.

@@ -12,13 +12,16 @@ import (
 // walk's goroutines search each file as they find it, so the search spreads
 // over every core the walk uses and never waits for the walk's end. The
 // ordered merge then takes each file's result from it instead of searching
-// the file again. It serves count and filesWithMatches searches, whose
-// per-file results are small.
+// the file again. It serves searches that ask for many entries, in every
+// output mode: a file's result does not depend on where it falls in the
+// order.
 //
 // The walk's order is not the result's (newest first), so which files the
 // result needs is known only when the walk ends. Once the files searched
-// hold offset+headLimit+1 entries, more than any result shows, overlap
-// stops searching: the ordered merge searches what it still needs.
+// hold more than offset+headLimit entries (matching lines of a content
+// search, else files with a match), more than any result shows, overlap
+// stops searching: the ordered merge searches what it still needs. So the
+// results it holds stay bounded as the result is.
 type overlap struct {
 	ctx     context.Context
 	q       *Query
@@ -54,7 +57,11 @@ func (o *overlap) found(f walk.File) {
 	if o.ctx.Err() != nil {
 		return // a cancelled search's result is empty, not true
 	}
-	if r.count > 0 {
+	switch {
+	case r.count == 0:
+	case o.q.Mode == Content:
+		o.entries.Add(int64(r.count))
+	default:
 		o.entries.Add(1)
 	}
 	d := overlapResult{size: f.Size, mtime: f.ModTime}

@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/walk"
 )
 
-// TestOverlapEqualsOrderedSearch: a count or filesWithMatches grep that
-// searches files as the walk finds them answers, page by page, exactly as
+// TestOverlapEqualsOrderedSearch: a grep that searches files as the walk
+// finds them (any mode, with and without context lines) answers, page by page, exactly as
 // the same grep searching only in newest-first order after the walk (a
 // Lister that never calls Found), also when so many files match that the
 // overlap stops searching before the walk ends.
@@ -46,13 +47,15 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 		return walk.FileList(files), err
 	}
 	display := func(abs string) string { return abs }
-	for _, mode := range []Mode{Count, FilesWithMatches} {
-		for _, page := range [][2]int{{0, n}, {0, limits.SearchOverlapMinEntries}, {limits.SearchOverlapMinEntries / 2, limits.SearchOverlapMinEntries}} {
-			t.Run(fmt.Sprintf("mode %d offset %d limit %d", mode, page[0], page[1]), func(t *testing.T) {
-				q := Query{Mode: mode, Matcher: m, Offset: page[0], HeadLimit: page[1], ChunkBytes: limits.SearchLineChunkBytes}
-				want, err := Grep(context.Background(), &Query{Mode: q.Mode, Matcher: m, Offset: q.Offset, HeadLimit: q.HeadLimit, ChunkBytes: q.ChunkBytes, List: ordered}, root, root, display, nil)
+	for _, mode := range []Mode{Count, FilesWithMatches, Content} {
+		for _, page := range [][3]int{{0, n, 0}, {0, limits.SearchOverlapMinEntries, 0}, {limits.SearchOverlapMinEntries / 2, limits.SearchOverlapMinEntries, 0}, {0, 2 * n, 1}} {
+			t.Run(fmt.Sprintf("mode %d offset %d limit %d context %d", mode, page[0], page[1], page[2]), func(t *testing.T) {
+				q := Query{Mode: mode, Matcher: m, Offset: page[0], HeadLimit: page[1], Before: page[2], After: page[2], ChunkBytes: limits.SearchLineChunkBytes}
+				oq := q
+				oq.List = ordered
+				want, err := Grep(context.Background(), &oq, root, root, display, sourceset.New())
 				require.NoError(t, err)
-				got, err := Grep(context.Background(), &q, root, root, display, nil)
+				got, err := Grep(context.Background(), &q, root, root, display, sourceset.New())
 				require.NoError(t, err)
 				require.Equal(t, want, got)
 			})
