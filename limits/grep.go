@@ -29,14 +29,15 @@ const (
 	// file. Other searches keep SearchChunkBytes.
 	SearchLineChunkBytes = 256 * KB
 
-	// SearchOverlapMinEntries is the smallest offset+headLimit of a count or
-	// filesWithMatches Grep that searches files while the walk still runs:
+	// SearchOverlapMinEntries is the smallest offset+headLimit of a Grep
+	// that searches files while the walk still runs:
 	// such a caller asked for (nearly) every matching file, so the search
 	// is unlikely to stop early and work done before the newest-first order
 	// is known is rarely wasted. Smaller requests search in order only.
 	SearchOverlapMinEntries = 1000
-	// SearchOverlapQueueFiles is how many found files wait for a searcher
-	// while the walk runs; a file found when the queue is full is searched
-	// later, in order.
-	SearchOverlapQueueFiles = 4096
+	// SearchFirstReadBytes is the most a Grep reads of a file before it
+	// sniffs its start for binary content (SniffBytes at least): most
+	// source files are read whole in one read, and a binary file costs at
+	// most this much.
+	SearchFirstReadBytes = 64 * KB
 )

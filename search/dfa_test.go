@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -20,7 +21,8 @@ func dfaOf(t testing.TB, pattern string, ci bool) (*lineDFA, *regexp.Regexp) {
 
 func TestLineDFA(t *testing.T) {
 	lines := []string{"", "x", "foo", "FOO bar", "ABC_DEF = 2", "ab_C = ", "1234567890", "a1234567890b",
-		"kelvin", "KELVIN", "s", "end", "  ", "aXb", "\r", "x\r"}
+		"kelvin", "KELVIN", "s", "end", "  ", "aXb", "\r", "x\r",
+		"foo_bar foo", "(foo)", "xfoo foox", "foo", "sched_rt_entity;", "_", "a b"}
 	tests := []struct {
 		pattern string
 		ci      bool
@@ -44,6 +46,18 @@ func TestLineDFA(t *testing.T) {
 		{"a.b", false},
 		{"$^", false},
 		{`(?:^|x)\r`, false},
+		{`\bfoo\b`, false},
+		{`\bfoo`, true},
+		{`foo\b`, false},
+		{`\Bo\B`, false},
+		{`\b`, false},
+		{`\B`, false},
+		{`^\b`, false},
+		{`\b$`, false},
+		{`\bsched_[a-z]+_entity\b`, false},
+		{`\b[A-Z]+_[A-Z]+\b`, false},
+		{`(?:\b|x)_`, false},
+		{`\b\B`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pattern, func(t *testing.T) {
@@ -60,7 +74,7 @@ func TestLineDFA(t *testing.T) {
 }
 
 func TestLineDFANoDFA(t *testing.T) {
-	for _, p := range []string{`\bfoo`, `\Bx`, strings.Repeat("(?:abcdefgh)?", 300)} {
+	for _, p := range []string{strings.Repeat("(?:abcdefgh)?", 300)} {
 		d, _ := dfaOf(t, p, false)
 		require.Nil(t, d, p)
 	}
@@ -119,6 +133,9 @@ func FuzzLineDFA(f *testing.F) {
 	f.Add("^a|b$", true, "xB")
 	f.Add(`\Ax*\z`, false, "xxx")
 	f.Add("(?s).k", true, "aK")
+	f.Add(`\bfoo\b`, false, "a foo_bar (foo)")
+	f.Add(`\B_\b|^\b`, true, "x_ y")
+	f.Add(`\b\w+_RESUME\b`, false, "PM_RESUME;\r")
 	f.Fuzz(func(t *testing.T, pattern string, ci bool, line string) {
 		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil || strings.Contains(line, "\n") {
 			return
@@ -133,4 +150,28 @@ func FuzzLineDFA(f *testing.F) {
 		}
 		require.Equal(t, m.re.Match([]byte(line)), got)
 	})
+}
+
+// TestLineDFAWordRandom checks the DFA against regexp on generated
+// patterns mixing word boundaries with anchors, classes and repeats, over
+// generated lines of word and non-word bytes.
+func TestLineDFAWordRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 3))
+	pat := []string{`\b`, `\B`, `^`, `$`, `a`, `_`, `-`, ` `, `[a-z]+`, `\w*`, `\W`, `.`, `(?:a|-)`, `x?`, `(?:\bb|c\B)`, `[0-9]`}
+	text := []string{"a", "b", "c", "x", "_", "-", " ", "1", "(", "ab", "\r"}
+	rounds := map[bool]int{false: 20000, true: 3000}[testing.Short()]
+	for range rounds {
+		var p, l strings.Builder
+		for range 1 + r.IntN(5) {
+			p.WriteString(pat[r.IntN(len(pat))])
+		}
+		for range r.IntN(9) {
+			l.WriteString(text[r.IntN(len(text))])
+		}
+		d, re := dfaOf(t, p.String(), r.IntN(4) == 0)
+		got, ok := d.match([]byte(l.String()))
+		if ok {
+			require.Equal(t, re.Match([]byte(l.String())), got, "pattern %q line %q", p.String(), l.String())
+		}
+	}
 }

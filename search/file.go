@@ -42,7 +42,7 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 	if cap(g.buf) < limits.SniffBytes {
 		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
 	}
-	n, eof, err := rd.fill(g.buf[:limits.SniffBytes])
+	n, eof, err := rd.fill(g.buf[:min(cap(g.buf), limits.SearchFirstReadBytes)])
 	if err != nil {
 		return fileResult{}
 	}

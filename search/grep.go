@@ -79,15 +79,14 @@ type (
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
 //
-// Directories the glob cannot reach are not entered. A count or
-// filesWithMatches search asking for at least limits.SearchOverlapMinEntries
-// entries searches files while the walk still runs; the results are merged
-// in newest-first order all the same.
+// Directories the glob cannot reach are not entered. A search asking for at
+// least limits.SearchOverlapMinEntries entries searches files while the walk
+// still runs; the results are merged in newest-first order all the same.
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
 	ex := &walk.Excluded{}
 	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
 	var o *overlap
-	if q.Mode != Content && q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries {
+	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries {
 		o = startOverlap(ctx, q)
 		opts.Found = o.found
 	}

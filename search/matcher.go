@@ -25,6 +25,7 @@ type Matcher struct {
 	rareUp byte          // lit[rare] in upper case (fold)
 	never  bool          // every match holds a newline, so no single line matches
 	whole  *wholeLiteral // the pattern is one literal: lines are confirmed without regexp, or nil
+	pair   *foldPair     // finds lit (fold, two bytes or more) by two rare bytes at once, or nil
 
 	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
 	runLen int
@@ -83,6 +84,9 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	if m.fold {
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
+		if len(m.lit) >= 2 {
+			m.pair = newFoldPair(m.lit, m.rare, rarestBut(m.lit, m.rare))
+		}
 	}
 	return m, nil
 }
@@ -148,18 +152,23 @@ func byteClass(re *syntax.Regexp) *[256]bool {
 }
 
 // findRun returns the start of the first run of m.runLen bytes of m.run at
-// or after pos, or -1.
+// or after pos, or -1. It tests the last byte of each window first and
+// steps past the first byte outside the class it meets (found from the
+// back), so text with short runs costs about one test per runLen bytes.
 func (m *Matcher) findRun(buf []byte, pos int) int {
-	set, want, n := m.run, m.runLen, 0
-	for i := pos; i < len(buf); i++ {
-		if set[buf[i]] {
-			n++
-			if n == want {
-				return i - want + 1
-			}
-		} else {
-			n = 0
+	set, want := m.run, m.runLen
+	// No run starts in [pos, i); the bytes of [i, known) are in the class.
+	i, known := pos, pos
+	for i+want <= len(buf) {
+		j := i + want - 1
+		for j >= known && set[buf[j]] {
+			j--
 		}
+		if j < known {
+			return i
+		}
+		// A run holding buf[j] cannot be: none starts in [i, j].
+		i, known = j+1, i+want
 	}
 	return -1
 }
@@ -291,6 +300,18 @@ func rarest(lit []byte, fold bool) int {
 // "_" ranks with the common lower-case letters: in C (the Linux tree) it is
 // 4.7% of all bytes, more than "m", "p" or "u" in both cases together.
 const commonBytes = " etaoinsrhldcu_\n\tmfpgwybv,.k()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
+
+// rarestBut returns the index of the folded byte of lit, other than the
+// one at skip, that rarest would choose.
+func rarestBut(lit []byte, skip int) int {
+	best, rank := -1, 257
+	for i, c := range lit {
+		if r := max(byteRank(lower(c)), byteRank(upper(c))); i != skip && r < rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
 
 func byteRank(c byte) int {
 	if i := bytes.IndexByte([]byte(commonBytes), c); i >= 0 {
@@ -425,6 +446,9 @@ func (m *Matcher) find(buf []byte, pos int) int {
 			}
 			pos = s + 1
 		}
+	}
+	if m.pair != nil {
+		return m.pair.index(buf, pos)
 	}
 	lo, up := m.rareLo, m.rareUp
 	nextLo, nextUp := -2, -2 // -2: not searched yet past pos

@@ -1,0 +1,85 @@
+package search
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// foldPair finds an ASCII-case-folded literal by two of its bytes at once,
+// eight text positions per step (SWAR: SIMD within a 64-bit register), and
+// confirms each position both bytes agree on with foldEqual. One pass
+// replaces the two bytes.IndexByte streams (lower and upper case) of the
+// rare byte, whose frequent hits (a common letter in either case) cost
+// more than the scan. A letter is compared with the text byte OR 0x20,
+// which maps exactly its two cases (and nothing else) to its lower case;
+// any other byte is compared as it is.
+type foldPair struct {
+	lit   []byte
+	a, b  int    // indexes in lit of the two bytes tested, a < b
+	orA   uint64 // 0x20 in every lane when lit[a] is a letter, else 0
+	orB   uint64
+	wantA uint64 // lower(lit[a]) in every lane
+	wantB uint64
+}
+
+const (
+	lanes = 0x0101010101010101
+	high  = 0x8080808080808080
+)
+
+// newFoldPair returns the pair search of lit (compared folding ASCII case),
+// testing the bytes at indexes i and j (i ≠ j).
+func newFoldPair(lit []byte, i, j int) *foldPair {
+	if i > j {
+		i, j = j, i
+	}
+	p := &foldPair{lit: lit, a: i, b: j}
+	p.orA, p.wantA = foldLane(lit[i])
+	p.orB, p.wantB = foldLane(lit[j])
+	return p
+}
+
+// foldLane returns the OR mask and the wanted value, in every lane, of a
+// folded compare with c.
+func foldLane(c byte) (or, want uint64) {
+	if lower(c) != upper(c) {
+		return 0x20 * lanes, uint64(lower(c)) * lanes
+	}
+	return 0, uint64(c) * lanes
+}
+
+// zeroLanes returns 0x80 in every lane of v that is zero, and maybe in a
+// lane above a zero one that holds 1 (the borrow of the subtraction): it
+// never misses a zero lane, and a lane it flags wrongly is only a position
+// index confirms and rejects.
+func zeroLanes(v uint64) uint64 {
+	return (v - lanes) &^ v & high
+}
+
+// index returns the offset of the first occurrence of the literal in buf at
+// or after pos (folding ASCII case), or -1.
+func (p *foldPair) index(buf []byte, pos int) int {
+	lit, a, d := p.lit, p.a, p.b-p.a
+	last := len(buf) - len(lit) + a // the last position lit[a] may be at
+	orA, orB, wantA, wantB := p.orA, p.orB, p.wantA, p.wantB
+	i := pos + a
+	for ; i+7 <= last; i += 8 {
+		x := binary.LittleEndian.Uint64(buf[i:i+8]) | orA
+		y := binary.LittleEndian.Uint64(buf[i+d:i+d+8]) | orB
+		m := zeroLanes(x^wantA) & zeroLanes(y^wantB)
+		for m != 0 {
+			s := i + bits.TrailingZeros64(m)/8 - a
+			if foldEqual(buf[s:s+len(lit)], lit) {
+				return s
+			}
+			m &= m - 1
+		}
+	}
+	for ; i <= last; i++ {
+		s := i - a
+		if foldEqual(buf[s:s+len(lit)], lit) {
+			return s
+		}
+	}
+	return -1
+}

@@ -1,0 +1,64 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// TestOverlapEqualsOrderedSearch: a grep that searches files as the walk
+// finds them (any mode, with and without context lines) answers, page by page, exactly as
+// the same grep searching only in newest-first order after the walk (a
+// Lister that never calls Found), also when so many files match that the
+// overlap stops searching before the walk ends.
+func TestOverlapEqualsOrderedSearch(t *testing.T) {
+	root := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	n := 2*limits.SearchOverlapMinEntries + 500
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("d%02d", i%37))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		text := "nothing here\n"
+		switch {
+		case i%11 == 0:
+			text = "needle\x00 in a binary file\n"
+		case i%5 != 0:
+			text = "a needle\nand another needle\r\n"
+		}
+		p := filepath.Join(dir, fmt.Sprintf("f%04d.txt", i))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		mt := base.Add(time.Duration(i*7919%n) * time.Second)
+		require.NoError(t, os.Chtimes(p, mt, mt))
+	}
+	m, err := Compile("needle", false, false)
+	require.NoError(t, err)
+	ordered := func(ctx context.Context, opts walk.Options) (walk.Files, error) {
+		opts.Found = nil
+		files, err := walk.Walk(ctx, opts)
+		return walk.FileList(files), err
+	}
+	display := func(abs string) string { return abs }
+	for _, mode := range []Mode{Count, FilesWithMatches, Content} {
+		for _, page := range [][3]int{{0, n, 0}, {0, limits.SearchOverlapMinEntries, 0}, {limits.SearchOverlapMinEntries / 2, limits.SearchOverlapMinEntries, 0}, {0, 2 * n, 1}} {
+			t.Run(fmt.Sprintf("mode %d offset %d limit %d context %d", mode, page[0], page[1], page[2]), func(t *testing.T) {
+				q := Query{Mode: mode, Matcher: m, Offset: page[0], HeadLimit: page[1], Before: page[2], After: page[2], ChunkBytes: limits.SearchLineChunkBytes}
+				oq := q
+				oq.List = ordered
+				want, err := Grep(context.Background(), &oq, root, root, display, sourceset.New())
+				require.NoError(t, err)
+				got, err := Grep(context.Background(), &q, root, root, display, sourceset.New())
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			})
+		}
+	}
+}
