@@ -41,9 +41,9 @@
 // file is ignored, and the root is walked.
 //
 // A new table that finds the file checks the outside stamps (any change:
-// the root is walked), adds a watch to every directory of the file's tree,
-// and only then stamps each directory again: one whose entries or
-// permissions changed is listed again, one that was replaced or whose
+// the root is walked), then, on every core, adds a watch to each directory
+// of the file's tree and only then stamps that directory again: one whose
+// entries or permissions changed is listed again, one that was replaced or whose
 // ignore files or .git entry changed is walked again with everything below
 // it (both through the same scoped walk.Walk as events), and the files of
 // every other directory are stat'ed, updating their sizes and times. A

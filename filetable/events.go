@@ -267,7 +267,9 @@ func (t *Table) addSpecial(dir string, sp specialWatch) error {
 		}
 		return nil
 	}
+	t.specialMu.Lock()
 	t.special[wd] = sp
+	t.specialMu.Unlock()
 	return nil
 }
 

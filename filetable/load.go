@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,13 +12,13 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 )
 
-// load makes the tree from the table an earlier server persisted, watches
-// every directory of it, then revalidates each against the file system,
-// leaving in t.pend what the next apply must list or walk again; t.mu held.
-// It returns false when there is no usable persisted table (the caller
-// walks the root), or when the table was turned off.
+// load makes the tree from the table an earlier server persisted, then
+// watches and revalidates each of its directories, leaving in t.pend what
+// the next apply must list or walk again; t.mu held. It returns false when
+// there is no usable persisted table (the caller walks the root), or when
+// the table was turned off.
 //
-// Every watch is added before any directory is stamped, and each directory
+// Each directory's watch is added before that directory is stamped, and it
 // is compared with its stamps at the save: a change made before the watch
 // shows in a stamp, a change made after it is an event.
 func (t *Table) load() bool {
@@ -38,24 +37,20 @@ func (t *Table) load() bool {
 	for _, r := range s.rules {
 		t.intern(r)
 	}
+	verdicts, changed, err := revalidate(t, s)
+	if err != nil {
+		t.forget(s)
+		t.turnOff(err.Error())
+		return false
+	}
 	for _, d := range s.dirs {
-		sortNodes(d.dirs)
-		d.dirs = slices.Clip(d.dirs)
-		wd, repo, err := t.watchDir(d.path)
-		if err != nil {
-			t.forget(s)
-			t.turnOff(err.Error())
-			return false
-		}
-		d.wd, d.repo = wd, repo
-		if wd >= 0 {
-			t.byWD[wd] = d
+		if d.wd >= 0 {
+			t.byWD[d.wd] = d
 		}
 	}
 	t.top = s.dirs[0]
 	t.orderOK = false
 	t.stats.Loads++
-	verdicts, changed := revalidate(t, s)
 	t.revalidated += changed
 	clean := changed == 0
 	for i, v := range verdicts {
@@ -65,15 +60,13 @@ func (t *Table) load() bool {
 	if clean { // the file still describes the tree: no need to write it again
 		t.savedGen = t.gen()
 	}
-	debug.FreeOSMemory()
 	return true
 }
 
 // forget drops the watches load added for s's directories; t.mu held.
 func (t *Table) forget(s *stored) {
 	for _, d := range s.dirs {
-		if d.wd >= 0 && t.byWD[d.wd] == d {
-			delete(t.byWD, d.wd)
+		if d.wd >= 0 {
 			t.w.rm(d.wd)
 		}
 	}
@@ -107,62 +100,76 @@ func sameStamps(old, cur []pathStamp, saved int64) bool {
 	return true
 }
 
-// revalidate stamps every directory of s again, in parallel, and returns
-// each one's verdict. The files of a directory whose listing stands are
-// stat'ed: a changed size or time updates the entry (changed counts
-// them), a file that is no longer a regular file lists the directory
-// again. t.mu is held and no event reader runs: the workers own the
-// directories they are given.
-func revalidate(t *Table, s *stored) ([]printVerdict, int) {
-	verdicts := make([]printVerdict, len(s.dirs))
-	var next, changed atomic.Int64
+// revalidate watches and stamps every directory of s again, in parallel,
+// and returns each one's verdict. The files of a directory whose listing
+// stands are stat'ed: a changed size or time updates the entry (changed
+// counts them), a file that is no longer a regular file lists the
+// directory again. err is the first error of a watch (a limit, an
+// unreliable file system): the table cannot be had. t.mu is held and no
+// event reader runs: the workers own the directories they are given, and
+// the watches of nested git dirs are added under t.specialMu.
+func revalidate(t *Table, s *stored) (verdicts []printVerdict, changed int, err error) {
+	verdicts = make([]printVerdict, len(s.dirs))
+	var next, nchanged atomic.Int64
+	var failed atomic.Bool
+	var errOnce sync.Once
 	var wg sync.WaitGroup
 	for range runtime.NumCPU() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
+			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= len(s.dirs) {
 					return
 				}
-				var n int
-				verdicts[i], n = revalidateDir(t, s, i)
-				changed.Add(int64(n))
+				v, n, werr := revalidateDir(t, s, i)
+				if werr != nil {
+					errOnce.Do(func() { err = werr })
+					failed.Store(true)
+					return
+				}
+				verdicts[i] = v
+				nchanged.Add(int64(n))
 			}
 		}()
 	}
 	wg.Wait()
-	return verdicts, int(changed.Load())
+	return verdicts, int(nchanged.Load()), err
 }
 
-// revalidateDir judges directory i of s against its stamps and, when its
-// listing stands, lstats its files: a changed size or time updates the
-// entry (n counts them), a file that is no longer a regular file lists the
-// directory again.
-func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int) {
+// revalidateDir watches directory i of s, judges it against its stamps
+// and, when its listing stands, lstats its files: a changed size or time
+// updates the entry (n counts them), a file that is no longer a regular
+// file lists the directory again.
+func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int, err error) {
 	d := s.dirs[i]
+	sortNodes(d.dirs)
+	d.dirs = slices.Clip(d.dirs)
+	if d.wd, d.repo, err = t.watchDir(d.path); err != nil {
+		return 0, 0, err
+	}
 	abs := t.abs(d.path)
 	ds, ok := openStamper(abs)
 	if !ok {
-		return s.prints[i].compare(dirPrint{}, s.saved), 0
+		return s.prints[i].compare(dirPrint{}, s.saved), 0, nil
 	}
 	defer ds.close()
 	if v = s.prints[i].compare(printDir(abs, ds, true), s.saved); v != printSame {
-		return v, 0
+		return v, 0, nil
 	}
 	for k := range d.files {
 		f := &d.files[k]
 		st := ds.stamp(f.name)
 		if !st.isRegular() {
-			return printRelist, n
+			return printRelist, n, nil
 		}
 		if st.size != f.size || st.mtime != f.mtime {
 			f.size, f.mtime = st.size, st.mtime
 			n++
 		}
 	}
-	return printSame, n
+	return printSame, n, nil
 }
 
 // readStore returns the table persisted for t.root, or nil when there is
@@ -179,17 +186,31 @@ func (t *Table) readStore() *stored {
 		return nil
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limits.FileTableMaxStoreBytes+1))
-	if err == nil && len(data) > limits.FileTableMaxStoreBytes {
-		err = errors.New("larger than limits.FileTableMaxStoreBytes")
-	}
 	var s *stored
+	data, err := readAllOnce(f)
 	if err == nil {
-		s, err = decodeStore(data, t.root)
+		s, err = decodeStore(data, t.root) // the table shares data
 	}
 	if err != nil {
 		t.note("persisted file table %s ignored, walking the root: %v", t.store, err)
 		return nil
 	}
 	return s
+}
+
+// readAllOnce reads the whole store file f into a buffer of its size, so
+// no larger buffer is left as garbage (the decoded table shares it).
+func readAllOnce(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limits.FileTableMaxStoreBytes {
+		return nil, errors.New("larger than limits.FileTableMaxStoreBytes")
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strings"
+	"unsafe"
 
 	"github.com/toolrpc/toolrpc/gitignore"
 	"github.com/toolrpc/toolrpc/walk"
@@ -99,12 +100,13 @@ func (d *dec) count() int {
 	return int(n)
 }
 
+// str reads a string; it shares d.b's memory (see decodeStore).
 func (d *dec) str() string {
 	n := d.count()
-	if d.err != nil {
+	if d.err != nil || n == 0 {
 		return ""
 	}
-	s := string(d.b[:n])
+	s := unsafe.String(&d.b[0], n)
 	d.b = d.b[n:]
 	return s
 }
@@ -180,7 +182,10 @@ type stored struct {
 	prints  []dirPrint // one per dir
 }
 
-// decodeStore reads a persisted table of root from data.
+// decodeStore reads a persisted table of root from data. The strings of
+// the table it returns share data's memory instead of each holding a copy
+// (a name a file, 78k of them on a large tree): data must never be modified
+// afterwards.
 func decodeStore(data []byte, root string) (*stored, error) {
 	if len(data) < len(storeMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(storeMagic)) {
 		return nil, errStore
@@ -201,8 +206,9 @@ func decodeStore(data []byte, root string) (*stored, error) {
 		s.rules = append(s.rules, &gitignore.Rule{Source: d.str(), Line: int(d.uint()), Text: d.str(), Negate: d.bool()})
 	}
 	s.decodeDirs(d)
-	for range len(s.dirs) {
-		s.prints = append(s.prints, d.dirPrint())
+	s.prints = make([]dirPrint, len(s.dirs))
+	for i := range s.prints {
+		s.prints[i] = d.dirPrint()
 	}
 	if d.err != nil || len(d.b) != 0 || len(s.dirs) == 0 {
 		return nil, errStore
@@ -213,6 +219,7 @@ func decodeStore(data []byte, root string) (*stored, error) {
 // decodeDirs reads the dirs section into s.dirs.
 func (s *stored) decodeDirs(d *dec) {
 	n := d.count()
+	s.dirs = make([]*dirNode, 0, n)
 	for i := range n {
 		p, name := d.uint(), d.str()
 		if d.err != nil || (i == 0) != (p == 0) || p > uint64(i) || (i > 0 && !validName(name)) {

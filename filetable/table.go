@@ -59,7 +59,8 @@ type Table struct {
 	top         *dirNode
 	byWD        map[int32]*dirNode
 	special     map[int32]specialWatch
-	rootIgnored bool // the root lies in a directory its repository ignores
+	specialMu   sync.Mutex // serialises writes to special by load's workers (t.mu covers the rest)
+	rootIgnored bool       // the root lies in a directory its repository ignores
 	pend        pending
 	rules       map[ruleKey]*gitignore.Rule // interned rules of the exclusions
 	order       []entry                     // every file, newest first (valid when orderOK; never modified)
