@@ -8,11 +8,13 @@ import (
 	"github.com/toolrpc/toolrpc/walk"
 )
 
-// ref is one file of the table: d.files[i].
+// ref is one file of the table: d.files[i], with its time copied beside
+// it so a sort compares without following d.
 type ref struct {
-	d   *dirNode
-	i   int32
-	pos int32 // rank of the file's path in byte order
+	mtime int64
+	d     *dirNode
+	i     int32
+	pos   int32 // rank of the file's path in byte order
 }
 
 // sortedOrder returns every file of the table newest first, ties in path
@@ -27,13 +29,15 @@ func (t *Table) sortedOrder() []entry {
 	if t.orderOK {
 		return t.order
 	}
-	var refs []ref
+	n := 0
+	t.top.each(func(d *dirNode) { n += len(d.files) })
+	refs := make([]ref, 0, n)
 	var visit func(d *dirNode)
 	visit = func(d *dirNode) {
 		fi, di := 0, 0
 		for fi < len(d.files) || di < len(d.dirs) {
 			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
-				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
+				refs = append(refs, ref{mtime: d.files[fi].mtime, d: d, i: int32(fi), pos: int32(len(refs))})
 				fi++
 				continue
 			}
@@ -174,7 +178,7 @@ func pruned(n *dirNode, dir func(rel string) bool) []ref {
 		fi, di := 0, 0
 		for fi < len(d.files) || di < len(d.dirs) {
 			if di == len(d.dirs) || (fi < len(d.files) && fileDirCmp(d.files[fi].name, d.dirs[di].name) < 0) {
-				refs = append(refs, ref{d: d, i: int32(fi), pos: int32(len(refs))})
+				refs = append(refs, ref{mtime: d.files[fi].mtime, d: d, i: int32(fi), pos: int32(len(refs))})
 				fi++
 				continue
 			}
@@ -193,11 +197,10 @@ func pruned(n *dirNode, dir func(rel string) bool) []ref {
 // sortRefs sorts refs newest first, ties by pos.
 func sortRefs(refs []ref) {
 	slices.SortFunc(refs, func(a, b ref) int {
-		ma, mb := a.d.files[a.i].mtime, b.d.files[b.i].mtime
 		switch {
-		case ma > mb:
+		case a.mtime > b.mtime:
 			return -1
-		case ma < mb:
+		case a.mtime < b.mtime:
 			return 1
 		}
 		return int(a.pos - b.pos)
