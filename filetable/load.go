@@ -37,7 +37,7 @@ func (t *Table) load() bool {
 	for _, r := range s.rules {
 		t.intern(r)
 	}
-	verdicts, changed, err := revalidate(t, s)
+	verdicts, changed, err := revalidate(t, s, devOf(t.root))
 	if err != nil {
 		t.forget(s)
 		t.turnOff(err.Error())
@@ -108,7 +108,7 @@ func sameStamps(old, cur []pathStamp, saved int64) bool {
 // unreliable file system): the table cannot be had. t.mu is held and no
 // event reader runs: the workers own the directories they are given, and
 // the watches of nested git dirs are added under t.specialMu.
-func revalidate(t *Table, s *stored) (verdicts []printVerdict, changed int, err error) {
+func revalidate(t *Table, s *stored, rootDev uint64) (verdicts []printVerdict, changed int, err error) {
 	verdicts = make([]printVerdict, len(s.dirs))
 	var next, nchanged atomic.Int64
 	var failed atomic.Bool
@@ -123,7 +123,7 @@ func revalidate(t *Table, s *stored) (verdicts []printVerdict, changed int, err 
 				if i >= len(s.dirs) {
 					return
 				}
-				v, n, werr := revalidateDir(t, s, i)
+				v, n, werr := revalidateDir(t, s, i, rootDev)
 				if werr != nil {
 					errOnce.Do(func() { err = werr })
 					failed.Store(true)
@@ -141,21 +141,20 @@ func revalidate(t *Table, s *stored) (verdicts []printVerdict, changed int, err 
 // revalidateDir watches directory i of s, judges it against its stamps
 // and, when its listing stands, lstats its files: a changed size or time
 // updates the entry (n counts them), a file that is no longer a regular
-// file lists the directory again.
-func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int, err error) {
+// file lists the directory again. rootDev is the root's device.
+func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, n int, err error) {
 	d := s.dirs[i]
 	sortNodes(d.dirs)
 	d.dirs = slices.Clip(d.dirs)
-	if d.wd, d.repo, err = t.watchDir(d.path); err != nil {
+	abs := t.abs(d.path)
+	ds, cur, ok, err := t.watchStored(d, abs, rootDev)
+	if err != nil {
 		return 0, 0, err
 	}
-	abs := t.abs(d.path)
-	ds, ok := openStamper(abs)
-	if !ok {
-		return s.prints[i].compare(dirPrint{}, s.saved), 0, nil
+	if ok {
+		defer ds.close()
 	}
-	defer ds.close()
-	if v = s.prints[i].compare(printDir(abs, ds, true), s.saved); v != printSame {
+	if v = s.prints[i].compare(cur, s.saved); v != printSame {
 		return v, 0, nil
 	}
 	for k := range d.files {
@@ -170,6 +169,39 @@ func revalidateDir(t *Table, s *stored, i int) (v printVerdict, n int, err error
 		}
 	}
 	return printSame, n, nil
+}
+
+// watchStored does for the stored directory d (at abs) what watchDir does
+// for a listed one, then stamps it through a descriptor it returns open
+// (ok false, and cur the zero print, when abs is no longer a directory).
+// The stamps that decide the watch's kind serve the print too, and only a
+// directory on another device than the root (rootDev) has its file system
+// asked again whether its events can be trusted.
+func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64) (ds dirStamper, cur dirPrint, ok bool, err error) {
+	d.wd, d.repo = -1, false
+	wd, err := t.w.add(abs, dirMask)
+	if err != nil && errors.Is(err, errWatchLimit) {
+		return ds, cur, false, err
+	}
+	if err == nil {
+		d.wd = wd
+	}
+	if ds, ok = openStamper(abs); !ok {
+		return ds, cur, false, nil
+	}
+	self, dev := ds.stampDev("")
+	if self.isDir() && dev != rootDev {
+		if fs := ds.unreliable(); fs != "" {
+			ds.close()
+			return ds, cur, false, &errUnreliable{dir: abs, fs: fs}
+		}
+	}
+	git := ds.stamp(".git")
+	d.repo = git.mode != 0
+	if d.repo && d.path != "" {
+		t.watchGitDir(abs, d.path)
+	}
+	return ds, printDirWith(abs, ds, self, git), true, nil
 }
 
 // readStore returns the table persisted for t.root, or nil when there is

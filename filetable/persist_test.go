@@ -3,6 +3,7 @@
 package filetable
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // tickGap outlasts one file system timestamp tick (a jiffy at HZ=100): a
@@ -292,4 +295,55 @@ func TestStoredTableOutsideRules(t *testing.T) {
 		}
 		n = got
 	}
+}
+
+// TestStoredTableNestedRepo persists the table of a repository holding a
+// nested one, changes the nested repository's info/exclude while no server
+// runs and again while the loaded table is live: each listing equals a
+// cold walk, and a listing starting inside the nested repository is left to
+// the walk (its rules have another base).
+func TestStoredTableNestedRepo(t *testing.T) {
+	exactStamps(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	for _, p := range []string{"a.txt", "sub/b.txt", "sub/c.log", "sub/d/e.txt", "sub/d/f.log"} {
+		write(p, p)
+	}
+	write("sub/.git/info/exclude", "")
+	check := func(tab *Table, after string) {
+		t.Helper()
+		files, ok, err := tab.List(context.Background(), Query{Start: root})
+		require.NoError(t, err)
+		require.True(t, ok, "after %s", after)
+		want, err := walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
+		require.NoError(t, err)
+		require.Equal(t, want, all(files), "after %s", after)
+		_, ok, err = tab.List(context.Background(), Query{Start: filepath.Join(root, "sub")})
+		require.NoError(t, err)
+		require.False(t, ok, "a listing inside the nested repository is the walk's (after %s)", after)
+	}
+	store := filepath.Join(t.TempDir(), "files")
+	tab := storedTable(t, root, store)
+	check(tab, "the build")
+	tab.Close()
+	time.Sleep(tickGap)
+	write("sub/.git/info/exclude", "*.log\n")
+	tab = storedTable(t, root, store)
+	check(tab, "an exclude changed with no server")
+	require.Equal(t, 1, tab.Stats().Loads)
+	tab.Close()
+	time.Sleep(tickGap)
+	tab = storedTable(t, root, store) // nothing changed: every directory's stamps stand
+	check(tab, "a restart")
+	st := tab.Stats()
+	require.Equal(t, 1, st.Loads)
+	require.Equal(t, 0, st.Rewalks, "the loaded tree serves as it is")
+	write("sub/.git/info/exclude", "*.txt\n")
+	check(tab, "an exclude changed under the loaded table")
 }

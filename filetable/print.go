@@ -77,10 +77,15 @@ func printDir(abs string, ds dirStamper, ok bool) dirPrint {
 	if !ok {
 		return dirPrint{}
 	}
-	p := dirPrint{self: ds.stamp("")}
+	return printDirWith(abs, ds, ds.stamp(""), ds.stamp(".git"))
+}
+
+// printDirWith is printDir of a directory whose own stamp and .git stamp
+// were taken already.
+func printDirWith(abs string, ds dirStamper, self, git stamp) dirPrint {
+	p := dirPrint{self: self, git: gitStamp(git)}
 	p.rules[0] = ds.stamp(".gitignore")
 	p.rules[1] = ds.stamp(".ignore")
-	p.git = gitStamp(ds.stamp(".git"))
 	if p.git.mode != 0 {
 		if x := gitignore.ExcludeFile(abs); x != "" {
 			p.exclude = pathStamp{path: x, st: lstatStamp(x, true)}

@@ -40,15 +40,39 @@ func openStamper(abs string) (dirStamper, bool) {
 
 // stamp lstats the entry name, or the directory itself for "".
 func (d dirStamper) stamp(name string) stamp {
+	s, _ := d.stampDev(name)
+	return s
+}
+
+// stampDev is stamp with the device the entry lies on.
+func (d dirStamper) stampDev(name string) (stamp, uint64) {
 	var st unix.Stat_t
 	flags := unix.AT_SYMLINK_NOFOLLOW
 	if name == "" {
 		flags |= unix.AT_EMPTY_PATH
 	}
 	if unix.Fstatat(d.fd, name, &st, flags) != nil {
-		return stamp{}
+		return stamp{}, 0
 	}
-	return toStamp(&st)
+	return toStamp(&st), st.Dev
+}
+
+// unreliable is fsUnreliable of the directory d is open on.
+func (d dirStamper) unreliable() string {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(d.fd, &st); err != nil {
+		return "unknown (fstatfs: " + err.Error() + ")"
+	}
+	return unreliableFS[int64(st.Type)]
+}
+
+// devOf returns the device path lies on (0 when it cannot be stat'ed).
+func devOf(path string) uint64 {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return 0
+	}
+	return st.Dev
 }
 
 func (d dirStamper) close() { unix.Close(d.fd) }

@@ -66,3 +66,7 @@ type dirStamper struct{}
 func openStamper(string) (dirStamper, bool) { return dirStamper{}, false }
 func (dirStamper) stamp(string) stamp       { return stamp{} }
 func (dirStamper) close()                   {}
+
+func (dirStamper) stampDev(string) (stamp, uint64) { return stamp{}, 0 }
+func (dirStamper) unreliable() string              { return "" }
+func devOf(string) uint64                          { return 0 }
