@@ -1,7 +1,10 @@
 package contentindex
 
 import (
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/limits"
@@ -51,24 +54,21 @@ func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 	out := &subset{src: files}
 	stale := 0
 	codes, fill := m.cachedCodes(files)
+	if codes == nil {
+		codes = m.classifyAll(files)
+		if fill != nil {
+			fill.codes = codes
+		}
+	}
 	var buf []byte
 	for i := range files.Len() {
-		c := codeSlow
-		if codes != nil {
-			c = codes[i]
-		}
+		c := codes[i]
 		var abs string
 		var size, mtime int64
-		if codes == nil || c == codeSlow {
+		if c == codeSlow {
 			buf = files.AppendAbs(buf[:0], i)
 			abs = unsafe.String(unsafe.SliceData(buf), len(buf)) // not kept past this turn
 			size, mtime = files.Identity(i)
-			if codes == nil {
-				c = m.classify(abs, size, mtime)
-			}
-			if fill != nil {
-				fill.codes[i] = c
-			}
 		}
 		switch {
 		case c >= 0:
@@ -132,6 +132,42 @@ func (m *Manager) classify(abs string, size, mtime int64) int32 {
 	return codeSlow // changed, new, or racy or unreadable when built: the overlay reads it
 }
 
+// classifyBatch is limits.IndexClassifyBatchFiles; tests shorten it.
+var classifyBatch = limits.IndexClassifyBatchFiles
+
+// classifyAll returns the code of every file of files, classifying
+// batches of classifyBatch files on every core (the listings
+// grep narrows are read only, so their methods may run concurrently); m.mu
+// is read-locked.
+func (m *Manager) classifyAll(files walk.Files) []int32 {
+	n := files.Len()
+	codes := make([]int32, n)
+	batch := classifyBatch
+	classify := func(lo, hi int) {
+		var buf []byte
+		for i := lo; i < hi; i++ {
+			buf = files.AppendAbs(buf[:0], i)
+			size, mtime := files.Identity(i)
+			codes[i] = m.classify(unsafe.String(unsafe.SliceData(buf), len(buf)), size, mtime)
+		}
+	}
+	if n <= batch {
+		classify(0, n)
+		return codes
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), (n+batch-1)/batch) {
+		wg.Go(func() {
+			for lo := int(next.Add(int64(batch))) - batch; lo < n; lo = int(next.Add(int64(batch))) - batch {
+				classify(lo, min(lo+batch, n))
+			}
+		})
+	}
+	wg.Wait()
+	return codes
+}
+
 // codeCache holds the codes of one snapshot listing against one base.
 type codeCache struct {
 	key   any
@@ -140,7 +176,7 @@ type codeCache struct {
 }
 
 // cachedCodes returns the cached codes of files, or, when files is a
-// snapshot whose codes are not cached, a cache to fill; m.mu is
+// snapshot whose codes are not cached, a cache whose codes to set; m.mu is
 // read-locked.
 func (m *Manager) cachedCodes(files walk.Files) (codes []int32, fill *codeCache) {
 	key := files.SnapshotKey()
@@ -150,5 +186,5 @@ func (m *Manager) cachedCodes(files walk.Files) (codes []int32, fill *codeCache)
 	if c := m.codes.Load(); c != nil && c.base == m.base && c.key == key && len(c.codes) == files.Len() {
 		return c.codes, nil
 	}
-	return nil, &codeCache{key: key, base: m.base, codes: make([]int32, files.Len())}
+	return nil, &codeCache{key: key, base: m.base}
 }

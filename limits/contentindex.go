@@ -28,6 +28,11 @@ const (
 	// of files changed since the build; past it the index is rebuilt in the
 	// background.
 	IndexOverlayMaxFiles = 4096
+	// IndexClassifyBatchFiles is how many consecutive listed files one
+	// core matches against the index's documents at a time, when a grep
+	// meets a listing the index has not seen (a new session, a changed
+	// table).
+	IndexClassifyBatchFiles = 2048
 	// IndexOverlayMaxBytes bounds the trigrams the overlay holds, in bytes.
 	IndexOverlayMaxBytes = 16 * MiB
 	// IndexRacyWindow is how close to the moment a file was read its mtime
