@@ -147,7 +147,7 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, 
 	sortNodes(d.dirs)
 	d.dirs = slices.Clip(d.dirs)
 	abs := t.abs(d.path)
-	ds, cur, ok, err := t.watchStored(d, abs, rootDev)
+	ds, cur, ok, err := t.watchStored(d, abs, rootDev, s.prints[i], s.saved)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -177,7 +177,11 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, 
 // The stamps that decide the watch's kind serve the print too, and only a
 // directory on another device than the root (rootDev) has its file system
 // asked again whether its events can be trusted.
-func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64) (ds dirStamper, cur dirPrint, ok bool, err error) {
+//
+// A directory whose own stamp is still the one saved (old, at saved) had no
+// entry created, removed or renamed since (each changes its time), so a
+// .git or ignore file absent then is absent now: it is not stamped.
+func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint, saved int64) (ds dirStamper, cur dirPrint, ok bool, err error) {
 	d.wd, d.repo = -1, false
 	wd, err := t.w.add(abs, dirMask)
 	if err != nil && errors.Is(err, errWatchLimit) {
@@ -196,12 +200,17 @@ func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64) (ds dirStamp
 			return ds, cur, false, &errUnreliable{dir: abs, fs: fs}
 		}
 	}
-	git := ds.stamp(".git")
+	same := old.self.sameAs(self, saved)
+	var git stamp
+	if !same || old.git.mode != 0 {
+		git = ds.stamp(".git")
+	}
 	d.repo = git.mode != 0
 	if d.repo && d.path != "" {
 		t.watchGitDir(abs, d.path)
 	}
-	return ds, printDirWith(abs, ds, self, git), true, nil
+	absent := [2]bool{same && old.rules[0].mode == 0, same && old.rules[1].mode == 0}
+	return ds, printDirWith(abs, ds, self, git, absent), true, nil
 }
 
 // readStore returns the table persisted for t.root, or nil when there is

@@ -304,17 +304,7 @@ func TestStoredTableOutsideRules(t *testing.T) {
 // the walk (its rules have another base).
 func TestStoredTableNestedRepo(t *testing.T) {
 	exactStamps(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	write := func(rel, text string) {
-		p := filepath.Join(root, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
-	for _, p := range []string{"a.txt", "sub/b.txt", "sub/c.log", "sub/d/e.txt", "sub/d/f.log"} {
-		write(p, p)
-	}
+	root, write := repoTree(t, "a.txt", "sub/b.txt", "sub/c.log", "sub/d/e.txt", "sub/d/f.log")
 	write("sub/.git/info/exclude", "")
 	check := func(tab *Table, after string) {
 		t.Helper()
@@ -346,4 +336,51 @@ func TestStoredTableNestedRepo(t *testing.T) {
 	require.Equal(t, 0, st.Rewalks, "the loaded tree serves as it is")
 	write("sub/.git/info/exclude", "*.txt\n")
 	check(tab, "an exclude changed under the loaded table")
+}
+
+// TestStoredTableNewIgnoreFile adds, with no server live, an ignore file
+// where none was (in the root and below it) and a .git entry: the rules of
+// every directory below change though only the directory holding the new
+// entry has a new stamp, and the table a new server loads equals a cold
+// walk.
+func TestStoredTableNewIgnoreFile(t *testing.T) {
+	exactStamps(t)
+	for _, add := range []string{".gitignore", ".ignore", "a/.gitignore", "a/.ignore", "a/.git/info/exclude"} {
+		t.Run(add, func(t *testing.T) {
+			root, write := repoTree(t, "x.log", "a/y.log", "a/b/z.log", "a/b/c/w.log", "a/b/keep.txt")
+			store := filepath.Join(t.TempDir(), "files")
+			tab := storedTable(t, root, store)
+			_, ok, err := tab.List(context.Background(), Query{Start: root})
+			require.NoError(t, err)
+			require.True(t, ok)
+			tab.Close()
+			time.Sleep(tickGap)
+			write(add, "*.log\n")
+			tab = storedTable(t, root, store)
+			files, ok, err := tab.List(context.Background(), Query{Start: root})
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, 1, tab.Stats().Loads)
+			want, err := walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
+			require.NoError(t, err)
+			require.Equal(t, want, all(files))
+		})
+	}
+}
+
+// repoTree makes a repository top holding files (each holds its own path)
+// and returns it with a function that writes a file below it.
+func repoTree(t *testing.T, files ...string) (root string, write func(rel, text string)) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	write = func(rel, text string) {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	for _, p := range files {
+		write(p, p)
+	}
+	return root, write
 }

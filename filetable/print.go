@@ -77,15 +77,23 @@ func printDir(abs string, ds dirStamper, ok bool) dirPrint {
 	if !ok {
 		return dirPrint{}
 	}
-	return printDirWith(abs, ds, ds.stamp(""), ds.stamp(".git"))
+	return printDirWith(abs, ds, ds.stamp(""), ds.stamp(".git"), [2]bool{})
 }
 
+// ignoreFiles are the names of the ignore files a dirPrint stamps, in the
+// order of its rules.
+var ignoreFiles = [2]string{".gitignore", ".ignore"}
+
 // printDirWith is printDir of a directory whose own stamp and .git stamp
-// were taken already.
-func printDirWith(abs string, ds dirStamper, self, git stamp) dirPrint {
+// were taken already; the ignore files absent says are known to be absent
+// are not stamped.
+func printDirWith(abs string, ds dirStamper, self, git stamp, absent [2]bool) dirPrint {
 	p := dirPrint{self: self, git: gitStamp(git)}
-	p.rules[0] = ds.stamp(".gitignore")
-	p.rules[1] = ds.stamp(".ignore")
+	for i, name := range ignoreFiles {
+		if !absent[i] {
+			p.rules[i] = ds.stamp(name)
+		}
+	}
 	if p.git.mode != 0 {
 		if x := gitignore.ExcludeFile(abs); x != "" {
 			p.exclude = pathStamp{path: x, st: lstatStamp(x, true)}
