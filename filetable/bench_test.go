@@ -138,3 +138,21 @@ func BenchmarkSave(b *testing.B) {
 	}
 	b.ReportMetric(float64(fi.Size())/float64(tab.Stats().Files), "fileB/file")
 }
+
+// BenchmarkSortedOrder measures the newest-first order a listing computes
+// after any change (traversal, sort, snapshot of the entries).
+func BenchmarkSortedOrder(b *testing.B) {
+	root := benchRoot(b)
+	tab := newTable(root, b.Logf)
+	defer tab.Close()
+	if _, ok, _ := tab.List(context.Background(), Query{Start: root}); !ok {
+		b.Fatal("no table")
+	}
+	tab.mu.Lock()
+	defer tab.mu.Unlock()
+	b.ResetTimer()
+	for range b.N {
+		tab.orderOK = false
+		tab.sortedOrder()
+	}
+}

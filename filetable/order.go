@@ -1,7 +1,6 @@
 package filetable
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/roots"
@@ -194,18 +193,50 @@ func pruned(n *dirNode, dir func(rel string) bool) []ref {
 	return refs
 }
 
-// sortRefs sorts refs newest first, ties by pos.
+// sortRefs sorts refs, which come in pos order, newest first, ties by
+// pos. A stable sort by time alone gives that order: a least significant
+// digit radix sort of the times, one pass per byte in which they differ
+// (none at all in a tree whose files share one time, as an extracted
+// archive's do).
 func sortRefs(refs []ref) {
-	slices.SortFunc(refs, func(a, b ref) int {
-		switch {
-		case a.mtime > b.mtime:
-			return -1
-		case a.mtime < b.mtime:
-			return 1
+	if len(refs) < 2 {
+		return
+	}
+	var counts [8][256]int
+	for _, r := range refs {
+		k := newestFirstKey(r.mtime)
+		for b := range 8 {
+			counts[b][byte(k>>(8*b))]++
 		}
-		return int(a.pos - b.pos)
-	})
+	}
+	src, dst := refs, []ref(nil)
+	for b := range 8 {
+		c := &counts[b]
+		if c[byte(newestFirstKey(src[0].mtime)>>(8*b))] == len(src) {
+			continue // every time has this byte
+		}
+		if dst == nil {
+			dst = make([]ref, len(refs))
+		}
+		at := 0
+		for i, n := range c {
+			c[i], at = at, at+n
+		}
+		for _, r := range src {
+			k := byte(newestFirstKey(r.mtime) >> (8 * b))
+			dst[c[k]] = r
+			c[k]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &refs[0] {
+		copy(refs, src)
+	}
 }
+
+// newestFirstKey maps a time to a key whose ascending order is the times'
+// descending order.
+func newestFirstKey(mtime int64) uint64 { return uint64(mtime) ^ (1<<63 - 1) }
 
 // replayExcluded hands q.Excluded the exclusions of every directory a walk
 // of q.Start lists: n and the directories below it that q.Dir accepts.
