@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/toolrpc/toolrpc/walk"
 )
@@ -383,4 +384,74 @@ func repoTree(t *testing.T, files ...string) (root string, write func(rel, text 
 		write(p, p)
 	}
 	return root, write
+}
+
+// TestStoredTableWatchLimit loads a persisted table with too few watches
+// left for its directories: the workers that add them stop, the table
+// turns itself off and says so, and listings are left to the caller.
+func TestStoredTableWatchLimit(t *testing.T) {
+	root, _ := repoTree(t, "a/x", "b/y", "c/d/z", "e/f/g/h")
+	store := filepath.Join(t.TempDir(), "files")
+	tab := storedTable(t, root, store)
+	listed(t, tab, root)
+	tab.mu.Lock()
+	outside := len(tab.special) // watched before any directory of the tree
+	tab.mu.Unlock()
+	tab.Close()
+	old := watchBudget
+	watchBudget = outside + 2
+	t.Cleanup(func() { watchBudget = old })
+	requireLoadOff(t, root, store, "max_user_watches")
+}
+
+// TestStoredTableUnreliableMount loads a persisted table with a directory
+// on another file system (a tmpfs mounted below the root) that the new
+// server no longer trusts (a verdict a later version may give): its stamps
+// stand, yet the table turns itself off.
+func TestStoredTableUnreliableMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root (CI runs as root)")
+	}
+	root, _ := repoTree(t, "a/x")
+	mnt := filepath.Join(root, "m")
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, ""); err != nil {
+		t.Skip("cannot mount a tmpfs:", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) })
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "y"), []byte("y"), 0o644))
+	time.Sleep(tickGap)
+	store := filepath.Join(t.TempDir(), "files")
+	tab := storedTable(t, root, store)
+	listed(t, tab, root)
+	tab.Close()
+	var st unix.Statfs_t
+	require.NoError(t, unix.Statfs(mnt, &st))
+	unreliableFS[int64(st.Type)] = "test-fs"
+	t.Cleanup(func() { delete(unreliableFS, int64(st.Type)) })
+	requireLoadOff(t, root, store, "test-fs")
+}
+
+// listed requires tab to answer a listing of root.
+func listed(t *testing.T, tab *Table, root string) {
+	t.Helper()
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
+	require.NoError(t, err)
+	require.True(t, ok)
+}
+
+// requireLoadOff requires a new table of root that finds store to turn
+// itself off at its first listing, with a log line holding why, and to
+// leave that listing to the caller.
+func requireLoadOff(t *testing.T, root, store, why string) {
+	t.Helper()
+	l := &recLog{}
+	tab := newTable(root, l.logf)
+	tab.store = store
+	t.Cleanup(tab.Close)
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, "off", tab.Stats().State)
+	require.Contains(t, l.text(), why)
 }
