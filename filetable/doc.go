@@ -40,17 +40,19 @@
 // versioned and checksummed: another version, a damaged or a truncated
 // file is ignored, and the root is walked.
 //
-// A new table that finds the file checks the outside stamps (any change:
-// the root is walked), then, on every core, adds a watch to each directory
-// of the file's tree and only then stamps that directory again: one whose
-// entries or permissions changed is listed again, one that was replaced or whose
-// ignore files or .git entry changed is walked again with everything below
-// it (both through the same scoped walk.Walk as events), and the files of
-// every other directory are stat'ed, updating their sizes and times. A
-// change made before a watch shows in a stamp, one made after it is an
-// event. A stamp whose time lies within limits.FileTableRacyWindow of the
-// save is not trusted (a change in the same timestamp tick leaves it
-// unchanged): its directory is listed, or walked, again.
+// A new table that finds the file checks the outside stamps (any change: the
+// root is walked), then, on every core, adds a watch to each directory of
+// the file's tree and only then stamps that directory again: one whose
+// entries or permissions changed is listed again, one that was replaced or
+// whose ignore files or .git entry changed is walked again with everything
+// below it (both through the same scoped walk.Walk as events), and the files
+// of every other directory are stat'ed, updating their sizes and times (an
+// ignore file or .git entry a directory did not have is not looked for while
+// its own stamp stands: creating one changes it). A change made before a
+// watch shows in a stamp, one made after it is an event. A stamp whose time
+// lies within limits.FileTableRacyWindow of the save is not trusted (a
+// change in the same timestamp tick leaves it unchanged): its directory is
+// listed, or walked, again.
 //
 // # When there is no table
 //
