@@ -67,6 +67,19 @@ func (s *Set) Narrow(root string, re *syntax.Regexp, size int, files walk.Files)
 	return out
 }
 
+// Narrows reports whether Narrow would consult root's index for the grep
+// pattern now: the pattern plans to a lookup and an index is mapped. It
+// opens no manager. A nil Set never narrows.
+func (s *Set) Narrows(root string, re *syntax.Regexp, size int) bool {
+	if s == nil || Plan(re, size).Op == OpAll {
+		return false
+	}
+	s.mu.Lock()
+	m := s.byRoot[root]
+	s.mu.Unlock()
+	return m != nil && m.Ready()
+}
+
 // Close stops every manager (builds stay resumable) and unmaps the indexes.
 func (s *Set) Close() {
 	if s == nil {

@@ -110,6 +110,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		q.Narrow = func(files walk.Files) walk.Files {
 			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
 		}
+		q.Narrows = func() bool { return s.Index.Narrows(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern)) }
 	}
 	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
 	if err != nil {

@@ -39,6 +39,11 @@ type Query struct {
 	// Narrow, when set, drops listed files that cannot hold a match (a
 	// content index). It must keep, in order, every file that holds one.
 	Narrow func(walk.Files) walk.Files
+	// Narrows, when set, reports whether Narrow can drop files now (an
+	// index is mapped and the pattern has something to look up): then the
+	// walk does not search the files it finds, as the index would skip
+	// most of them.
+	Narrows func() bool
 	// List lists the files to search as walk.Walk does; nil is walk.Walk.
 	// A resident file table (filetable.Set.Walk) answers without walking.
 	List Lister
@@ -81,12 +86,13 @@ type (
 //
 // Directories the glob cannot reach are not entered. A search asking for at
 // least limits.SearchOverlapMinEntries entries searches files while the walk
-// still runs; the results are merged in newest-first order all the same.
+// still runs, unless q.Narrows says an index will narrow them; the results
+// are merged in newest-first order all the same.
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
 	ex := &walk.Excluded{}
 	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
 	var o *overlap
-	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries {
+	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries && (q.Narrows == nil || !q.Narrows()) {
 		o = startOverlap(ctx, q)
 		opts.Found = o.found
 	}

@@ -62,3 +62,30 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlapLeftToTheIndex: a grep whose Narrows says an index will narrow
+// the listing does not search files as the walk finds them (the walk gets
+// no Found), while the same grep without an index does; both answer alike.
+func TestOverlapLeftToTheIndex(t *testing.T) {
+	root := t.TempDir()
+	for i := range 50 {
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), []byte("a needle\n"), 0o644))
+	}
+	m, err := Compile("needle", false, false)
+	require.NoError(t, err)
+	display := func(abs string) string { return abs }
+	for _, narrows := range []bool{false, true} {
+		var found bool
+		q := Query{Mode: Count, Matcher: m, HeadLimit: limits.SearchOverlapMinEntries, ChunkBytes: limits.SearchLineChunkBytes,
+			Narrows: func() bool { return narrows },
+			List: func(ctx context.Context, opts walk.Options) (walk.Files, error) {
+				found = opts.Found != nil
+				files, err := walk.Walk(ctx, opts)
+				return walk.FileList(files), err
+			}}
+		res, err := Grep(context.Background(), &q, root, root, display, sourceset.New())
+		require.NoError(t, err)
+		require.Len(t, res.Counts.Counts, 50)
+		require.Equal(t, !narrows, found, "the walk searches as it finds files only when no index narrows (narrows: %v)", narrows)
+	}
+}
