@@ -101,9 +101,17 @@ func (t *Table) collect(n *dirNode, start string, keep func(rel, name string) bo
 
 // listing is a table's answer to one listing (walk.Files).
 type listing struct {
-	start string
-	skip  int     // bytes of a directory path (below the root) above start, with the slash
-	es    []entry // read only
+	start   string
+	skip    int     // bytes of a directory path (below the root) above start, with the slash
+	es      []entry // read only
+	version version // the table's state the listing was taken in
+}
+
+// version is a state of one table: its generation (Table.gen) when a
+// listing was taken.
+type version struct {
+	t   *Table
+	gen int
 }
 
 // entry is one file of a listing. Its directory's path never changes, and
@@ -152,6 +160,17 @@ type snapshotKey struct {
 	n     int
 	start string
 }
+
+// Version identifies the state of the table the listing was taken in. Two
+// listings with equal versions (==) were taken with no change between
+// them: a listing reads and applies every event the kernel queued before
+// it, and every event counts as a change, even a write that leaves a
+// file's size and time as they were. So files of such listings hold what
+// they held when the first was taken, as far as the table can tell (a
+// write through a hard link from outside the tree is not seen, as the
+// table never sees it). Listings of different tables never have equal
+// versions.
+func (l *listing) Version() any { return l.version }
 
 // Identity returns the i-th file's size and modification time (ns).
 func (l *listing) Identity(i int) (size, mtime int64) {

@@ -135,7 +135,9 @@ func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, e
 	if err == nil && live {
 		n = t.startNode(q.Start)
 		if n != nil {
-			files = t.collect(n, q.Start, q.Keep, q.Dir)
+			l := t.collect(n, q.Start, q.Keep, q.Dir)
+			l.version = version{t: t, gen: t.gen()}
+			files = l
 			if q.Excluded != nil {
 				t.replayExcluded(n, q)
 			}
