@@ -40,4 +40,9 @@ const (
 	// source files are read whole in one read, and a binary file costs at
 	// most this much.
 	SearchFirstReadBytes = 64 * KB
+	// SearchContinuations is how many stopped count and filesWithMatches
+	// greps a session keeps the place of, so the page that continues one
+	// (offset = the entries it gave) searches on from where it stopped
+	// instead of searching every file before that again (search.Resumes).
+	SearchContinuations = 4
 )

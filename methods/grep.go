@@ -102,7 +102,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.List = s.Files.Walk
+	q.List, q.Resume = s.Files.Walk, s.Resume
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left.

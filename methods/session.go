@@ -20,6 +20,7 @@ import (
 	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sessionconf"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/spill"
@@ -80,6 +81,9 @@ type Session struct {
 	// Progress shows the builds of Files and Index to the client (nil:
 	// nobody to show them to).
 	Progress *progress.Reporter
+	// Resume keeps where grep pages stopped, so the next page starts there
+	// (nil: every page searches from the first file).
+	Resume *search.Resumes
 
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
@@ -118,7 +122,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
-		Files: files, Logf: logf, Face: cfg.Face, Progress: cfg.Progress,
+		Files: files, Logf: logf, Face: cfg.Face, Progress: cfg.Progress, Resume: &search.Resumes{},
 		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
 	}, nil
 }

@@ -22,6 +22,7 @@ type line struct {
 // fileResult is what a worker found in one file.
 type fileResult struct {
 	abs   string // the file searched
+	pos   int    // its index in the files searched
 	lines []line // content mode
 	count int    // matching lines (all of them in count mode, ≥1 = has a match)
 	tag   string // content mode, when lines is not empty
@@ -40,8 +41,9 @@ type collector struct {
 	why     string
 
 	budget  cut.ResultBudget
-	skipped int // entries skipped for offset
+	skipped int // entries skipped for offset (or by the grep a continuation continues)
 	kept    int // counted entries kept (matching lines, files or count rows)
+	next    int // after the file of the last entry skipped or kept (FilesWithMatches, Count)
 	clipped int
 
 	content ContentResult
@@ -81,11 +83,13 @@ func (c *collector) addEntry(display string, r fileResult) bool {
 	}
 	if c.skipped < c.q.Offset {
 		c.skipped++
+		c.next = r.pos + 1
 		return true
 	}
 	if !c.budget.Take(len(display) + limits.SearchEntryOverheadBytes) {
 		return c.overBudget()
 	}
+	c.next = r.pos + 1
 	if c.q.Mode == FilesWithMatches {
 		c.files.Files = append(c.files.Files, display)
 		c.files.Count++

@@ -47,6 +47,9 @@ type Query struct {
 	// List lists the files to search as walk.Walk does; nil is walk.Walk.
 	// A resident file table (filetable.Set.Walk) answers without walking.
 	List Lister
+	// Resume, when set, keeps where count and filesWithMatches greps
+	// stop, so the page that continues one starts there (see Resumes).
+	Resume *Resumes
 }
 
 // Lister lists files exactly as walk.Walk does (Keep must not retain its
@@ -91,8 +94,10 @@ type (
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
 	ex := &walk.Excluded{}
 	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
+	key, resumable := q.keyOf(start, boundary)
+	resuming := resumable && q.Resume.has(key, q.Offset)
 	var o *overlap
-	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries && (q.Narrows == nil || !q.Narrows()) {
+	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries && !resuming && (q.Narrows == nil || !q.Narrows()) {
 		o = startOverlap(ctx, q)
 		opts.Found = o.found
 	}
@@ -104,25 +109,37 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 		return Result{}, err
 	}
 	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
-	if q.Narrow != nil {
+	c := &collector{q: q, display: display, sources: sources, ignored: ignored}
+	version, from := versionOf(files), 0
+	var r *resume
+	if resumable {
+		r = q.Resume.take(key, version, q.Offset)
+	}
+	if r != nil && resuming {
+		files, from, c.skipped, c.next = r.files, r.next, q.Offset, r.next
+	} else if q.Narrow != nil {
 		files = q.Narrow(files)
 	}
-	return run(ctx, q, files, o, &collector{q: q, display: display, sources: sources, ignored: ignored})
+	res, err := run(ctx, q, files, from, o, c)
+	if err == nil && resumable && c.more && c.skipped == q.Offset {
+		q.Resume.keep(&resume{key: key, version: version, files: files, next: c.next, emitted: q.Offset + c.kept})
+	}
+	return res, err
 }
 
-// run searches files in order with one worker per core, merging results in
-// order, and stops as soon as the collector is full. Workers claim batches of
+// run searches files[from:] in order with one worker per core, merging
+// results in order, and stops as soon as the collector is full. Workers claim batches of
 // limits.SearchBatchFiles consecutive files and may run
 // limits.SearchLookahead files per worker ahead of the merge.
 // Results o already holds are taken from it.
-func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collector) (Result, error) {
-	if files.Len() == 0 {
+func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, c *collector) (Result, error) {
+	if files.Len() == from {
 		return c.result(), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	const batch = limits.SearchBatchFiles
-	nb := (files.Len() + batch - 1) / batch
+	nb := (files.Len() - from + batch - 1) / batch
 	workers := min(runtime.NumCPU(), nb)
 	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
 	for range cap(tokens) {
@@ -149,7 +166,7 @@ func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collect
 				if i >= nb {
 					return
 				}
-				lo := i * batch
+				lo := from + i*batch
 				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
 				for k := range rs {
 					f := files.At(lo + k)
@@ -158,7 +175,7 @@ func run(ctx context.Context, q *Query, files walk.Files, o *overlap, c *collect
 					} else {
 						rs[k] = g.file(ctx, f)
 					}
-					rs[k].abs = f.Abs
+					rs[k].abs, rs[k].pos = f.Abs, lo+k
 				}
 				slots[i] <- rs
 			}
