@@ -26,7 +26,7 @@ type resumeTree struct {
 	files []string
 }
 
-func newResumeTree(t *testing.T, r *rand.Rand, n int) *resumeTree {
+func newResumeTree(t testing.TB, r *rand.Rand, n int) *resumeTree {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	rt := &resumeTree{root: root}
@@ -186,4 +186,38 @@ func TestGrepResumeOtherQuery(t *testing.T) {
 	want, _, _ := rt.grep(t, q, nil, n, 50)
 	got, _, _ := rt.grep(t, q, res, n, 50)
 	require.Equal(t, want, got)
+}
+
+// FuzzGrepResume pages through a broad answer with the headLimits heads
+// picks and requires every continued page to equal the page searched from
+// the first file.
+func FuzzGrepResume(f *testing.F) {
+	f.Add([]byte{0, 200, 3, 255}, false, false)
+	f.Add([]byte{1, 1, 1, 1, 90}, true, true)
+	f.Add([]byte{}, false, true)
+	rt := newResumeTree(f, rand.New(rand.NewSource(2)), 900)
+	f.Fuzz(func(t *testing.T, heads []byte, files, glob bool) {
+		q := resumeQuery(t, Count, "x", "")
+		if files {
+			q.Mode = FilesWithMatches
+		}
+		if glob {
+			q.Glob = "d[1-4]/**"
+		}
+		res := &Resumes{}
+		offset := 0
+		for i := 0; ; i++ {
+			head := 1 << 20
+			if i < len(heads) && heads[i] != 255 {
+				head = 1 + int(heads[i])
+			}
+			want, _, _ := rt.grep(t, q, nil, offset, head)
+			got, n, more := rt.grep(t, q, res, offset, head)
+			require.Equal(t, want, got, "page %d offset %d headLimit %d", i, offset, head)
+			if !more {
+				return
+			}
+			offset += n
+		}
+	})
 }
