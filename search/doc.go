@@ -21,4 +21,11 @@
 // decodes and folds them (U+FFFD matches a byte that is not UTF-8; k matches
 // U+212A KELVIN SIGN, s U+017F LONG S). Other patterns without a literal are
 // confirmed line by line by the DFA and the regexp.
+//
+// A count or filesWithMatches grep that stops at its headLimit or the
+// result budget leaves its place in the session's Resumes: the page that
+// continues it (same parameters, offset = the entries given so far, and a
+// file table that saw no change since) searches on from that place instead
+// of searching every earlier file again to skip offset entries, and gives
+// the answer that search would (see Resumes).
 package search

@@ -90,7 +90,9 @@ type (
 // Directories the glob cannot reach are not entered. A search asking for at
 // least limits.SearchOverlapMinEntries entries searches files while the walk
 // still runs, unless q.Narrows says an index will narrow them; the results
-// are merged in newest-first order all the same.
+// are merged in newest-first order all the same. With q.Resume set, a count
+// or filesWithMatches grep that continues one that stopped starts where it
+// stopped (see Resumes).
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
 	ex := &walk.Excluded{}
 	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
