@@ -30,8 +30,9 @@ func (s *subset) SnapshotKey() any { return nil }
 // match of a pattern whose query is q, and ok=true; or files itself and
 // ok=false when the index cannot narrow the search (not built yet, off, or
 // q matches everything). A file the index does not hold as it is now (new,
-// changed, binary by content, too large) is always kept; a file grep skips
-// by its name (SPEC §4 extensions) is never kept. Candidates never waits for
+// changed, too large, binary by content but read too near a change) is
+// always kept; a file grep skips (SPEC §4: binary by its name, or by the
+// content the index read of it as it still is) is never kept. Candidates never waits for
 // the index; the first call starts a build of the root.
 func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 	m.log.Flush()
@@ -118,6 +119,9 @@ func (m *Manager) classify(abs string, size, mtime int64) int32 {
 			if d.Size == size && d.MTime == mtime {
 				if d.Indexed {
 					return int32(id) // a file binary by name is never indexed
+				}
+				if d.BinarySettled {
+					return codeDrop // binary by content as it is: grep skips it (SPEC §4)
 				}
 				held = d.Binary || d.Decoded || d.Size > limits.IndexMaxFileBytes
 			}

@@ -94,8 +94,8 @@ func (s snapshot) SnapshotKey() any {
 }
 
 // matchingFiles returns the files grep's matcher finds a match in, read
-// whole, binary by content or not (the index must keep every one), except
-// those grep skips by name.
+// whole, except those grep skips (SPEC §4): binary by name, or by content
+// (the sniff of the file's head, as grep sniffs it).
 func matchingFiles(t *testing.T, m *search.Matcher, files walk.FileList) []string {
 	var out []string
 	for _, f := range files {
@@ -104,6 +104,9 @@ func matchingFiles(t *testing.T, m *search.Matcher, files walk.FileList) []strin
 		}
 		b, err := os.ReadFile(f.Abs)
 		require.NoError(t, err)
+		if _, bin, _ := walk.SniffText(b, true); bin {
+			continue
+		}
 		if matches(m, decoded(b)) {
 			out = append(out, f.Rel)
 		}

@@ -33,6 +33,12 @@ const (
 	// docDecoded: the document is text in another encoding (SPEC §4.1),
 	// which grep matches decoded: never indexed, always a candidate.
 	docDecoded
+	// docBinarySettled: beside docBinary, the verdict holds for the
+	// document's size and mtime as an indexed document's trigrams do (read
+	// whole-headed, unchanged through the read, outside
+	// limits.IndexRacyWindow): grep skips it (SPEC §4), so it is never a
+	// candidate while its identity stands.
+	docBinarySettled
 )
 
 // List kinds, the first byte of an encoded list, plus listMasks when the

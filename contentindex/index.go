@@ -23,8 +23,11 @@ type Doc struct {
 	Size, MTime int64
 	Indexed     bool
 	Binary      bool
-	Decoded     bool // text in another encoding, matched decoded (SPEC §4.1)
-	id          uint32
+	// BinarySettled: binary by content as of Size and MTime, with the
+	// trust an indexed document has; grep skips it.
+	BinarySettled bool
+	Decoded       bool // text in another encoding, matched decoded (SPEC §4.1)
+	id            uint32
 }
 
 // loadDocs builds the path → document map; the keys point into the mapping.
@@ -65,13 +68,14 @@ func (ix *Index) doc(id uint32) Doc {
 	flags := binary.LittleEndian.Uint32(e[24:])
 	off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
 	return Doc{
-		Rel:     unsafe.String(&ix.data[ix.f.pathOff+off], int(n)),
-		Size:    int64(binary.LittleEndian.Uint64(e[8:])),
-		MTime:   int64(binary.LittleEndian.Uint64(e[16:])),
-		Indexed: flags&docIndexed != 0,
-		Binary:  flags&docBinary != 0,
-		Decoded: flags&docDecoded != 0,
-		id:      id,
+		Rel:           unsafe.String(&ix.data[ix.f.pathOff+off], int(n)),
+		Size:          int64(binary.LittleEndian.Uint64(e[8:])),
+		MTime:         int64(binary.LittleEndian.Uint64(e[16:])),
+		Indexed:       flags&docIndexed != 0,
+		Binary:        flags&docBinary != 0,
+		BinarySettled: flags&docBinarySettled != 0,
+		Decoded:       flags&docDecoded != 0,
+		id:            id,
 	}
 }
 

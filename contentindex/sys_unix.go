@@ -116,6 +116,9 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime i
 		if first {
 			enc, bin, _ := walk.SniffText(buf[:min(n, limits.SniffBytes)], size <= limits.SniffBytes)
 			if bin {
+				if settled(fd, size, mtime, now) {
+					return size, mtime, docBinary | docBinarySettled
+				}
 				return size, mtime, docBinary
 			}
 			if enc.Transcoded() {
@@ -125,10 +128,17 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime i
 		set.Add(buf[:n])
 		left -= int64(n)
 	}
-	var after unix.Stat_t
-	if left != 0 || unix.Fstat(fd, &after) != nil || after.Size != size || after.Mtim.Nano() != mtime ||
-		now.Sub(time.Unix(0, mtime)) < limits.IndexRacyWindow {
+	if left != 0 || !settled(fd, size, mtime, now) {
 		return size, mtime, 0
 	}
 	return size, mtime, docIndexed
+}
+
+// settled reports whether what was read of fd stands for the identity
+// (size, mtime): the file still has it, and mtime lies outside
+// limits.IndexRacyWindow of now, so a later change shows in the identity.
+func settled(fd int, size, mtime int64, now time.Time) bool {
+	var after unix.Stat_t
+	return unix.Fstat(fd, &after) == nil && after.Size == size && after.Mtim.Nano() == mtime &&
+		now.Sub(time.Unix(0, mtime)) >= limits.IndexRacyWindow
 }
