@@ -1,10 +1,6 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,37 +17,12 @@ import (
 //
 // Checks SPEC §12.
 func TestMCPNodeClient(t *testing.T) {
-	node := npmCI(t, "mcpnode")
-	cmd := exec.Command(node, filepath.Join("mcpnode", "client.mjs"), bin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-
 	var summary struct {
-		OK     bool `json:"ok"`
-		Checks []struct {
-			Name   string          `json:"name"`
-			OK     bool            `json:"ok"`
-			Detail json.RawMessage `json:"detail"`
-		} `json:"checks"`
 		Tools        []string       `json:"tools"`
 		LateProgress map[string]int `json:"lateProgress"`
-		ServerStderr string         `json:"serverStderr"`
 	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &summary), "client.mjs printed no JSON summary (%v); stderr:\n%s\nstdout:\n%s", runErr, stderr.String(), stdout.String())
-	var failed []string
-	for _, c := range summary.Checks {
-		if !c.OK {
-			failed = append(failed, c.Name+": "+string(c.Detail))
-		}
-	}
-	if summary.ServerStderr != "" {
-		t.Logf("server stderr (tail):\n%s", summary.ServerStderr)
-	}
-	require.Empty(t, failed, "failed checks of mcpnode/client.mjs")
-	require.True(t, summary.OK, "client.mjs summary not ok: %s", stdout.String())
-	require.NoError(t, runErr, "client.mjs exit status; stderr:\n%s", stderr.String())
+	n := runNodeChecks(t, "mcpnode", "client.mjs", &summary)
 	require.Equal(t, []string{"bash", "edit", "glob", "grep", "process_list", "process_read", "process_signal", "process_start", "process_write", "read", "write"}, summary.Tools)
-	require.Greater(t, len(summary.Checks), 10)
-	t.Logf("client.mjs: %d checks passed; progress the SDK dropped as late (typescript-sdk#2580): %v", len(summary.Checks), summary.LateProgress)
+	require.Greater(t, n, 10)
+	t.Logf("client.mjs: %d checks passed; progress the SDK dropped as late (typescript-sdk#2580): %v", n, summary.LateProgress)
 }

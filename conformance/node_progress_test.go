@@ -1,13 +1,7 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // TestNodeWorkDoneProgress runs node/progress.js, a vscode-jsonrpc host that
@@ -18,24 +12,5 @@ import (
 //
 // Checks SPEC §12.
 func TestNodeWorkDoneProgress(t *testing.T) {
-	node := npmCI(t, "node")
-	cmd := exec.Command(node, filepath.Join("node", "progress.js"), bin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	var summary struct {
-		OK     bool `json:"ok"`
-		Checks []struct {
-			Name   string          `json:"name"`
-			OK     bool            `json:"ok"`
-			Detail json.RawMessage `json:"detail"`
-		} `json:"checks"`
-		ServerStderr string `json:"serverStderr"`
-	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &summary), "progress.js printed no JSON summary (%v); stderr:\n%s\nstdout:\n%s", runErr, stderr.String(), stdout.String())
-	for _, c := range summary.Checks {
-		require.True(t, c.OK, "check %s of node/progress.js: %s\nserver stderr:\n%s", c.Name, c.Detail, summary.ServerStderr)
-	}
-	require.True(t, summary.OK, "progress.js summary: %s", stdout.String())
-	require.NoError(t, runErr, "progress.js exit status; stderr:\n%s", stderr.String())
+	runNodeChecks(t, "node", "progress.js", nil)
 }
