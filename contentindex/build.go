@@ -37,6 +37,7 @@ type docRec struct {
 	rel         string
 	size, mtime int64
 	flags       uint32
+	blocks      uint32 // how many blocks it was read as (0: not indexed)
 }
 
 // builder writes an index of a fixed list of files, in runs of
@@ -49,6 +50,7 @@ type builder struct {
 	pairs     []uint64 // tri<<pairTriShift | mask<<pairMaskShift | doc of the current run
 	tmp       []uint64 // radix sort scratch
 	runLo     int      // first document of the current run
+	block     uint32   // the next block's id
 	set       *triSet
 	buf       []byte
 	pace      *pacer
@@ -75,6 +77,9 @@ func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (
 		return 0, err
 	}
 	b.runLo = start
+	for _, d := range b.docs[:start] {
+		b.block += d.blocks
+	}
 	pace.meter.Add(start) // a resumed build's earlier files are done
 	b.buf = make([]byte, 256*limits.KB)
 	b.pairs = make([]uint64, 0, runPairs+64*limits.KB)
@@ -83,6 +88,9 @@ func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (
 			return start, err
 		}
 		b.addFile(i)
+		if b.block > maxDocs {
+			return start, fmt.Errorf("%d blocks: %w", b.block, ErrTooManyFiles)
+		}
 		if len(b.pairs) >= runPairs {
 			if err := b.flushRun(i + 1); err != nil {
 				return start, err
@@ -139,16 +147,25 @@ func (b *builder) resume(paths []string) (int, error) {
 	return 0, nil
 }
 
-// addFile reads document i and adds its trigrams to the run.
+// addFile reads document i and adds the trigrams of its blocks to the run.
 func (b *builder) addFile(i int) {
 	defer b.pace.tick()
 	b.pace.meter.Add(1)
 	d := &b.docs[i]
-	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now())
+	mark, first := len(b.pairs), b.block
+	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now(), b.addBlock)
 	if d.flags&docIndexed == 0 {
+		b.pairs, b.block = b.pairs[:mark], first
 		return
 	}
-	for _, t := range b.set.Sorted() {
-		b.pairs = append(b.pairs, uint64(t)<<pairTriShift|uint64(b.set.Mask(t))<<pairMaskShift|uint64(i))
+	b.addBlock(b.set)
+	d.blocks = b.block - first
+}
+
+// addBlock adds the trigrams of set as the next block.
+func (b *builder) addBlock(set *triSet) {
+	for _, t := range set.Sorted() {
+		b.pairs = append(b.pairs, uint64(t)<<pairTriShift|uint64(set.Mask(t))<<pairMaskShift|uint64(b.block&maxDocs))
 	}
+	b.block++
 }

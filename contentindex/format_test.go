@@ -101,7 +101,7 @@ var oldTime = time.Now().Add(-time.Hour)
 // trigrams with 8-bit follower masks; 005: folded trigrams with one-byte
 // masks; 006: masks without three-byte followers), which the current
 // reader would misread.
-var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005", "TRIDX006"}
+var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005", "TRIDX006", "TRIDX007"}
 
 // TestOldFormatIsRebuilt: an index file of an earlier format is never
 // mapped as the current one; a server finding one builds anew and narrows

@@ -15,6 +15,9 @@ type Index struct {
 	root string
 	ino  uint64 // the file's inode, to notice a newer index renamed over it
 	docs map[string]uint32
+	// fileOf maps a block to its document, or is nil when every document
+	// is at most one block, numbered as the documents are.
+	fileOf []uint32
 }
 
 // Doc is what the index recorded of one document.
@@ -30,9 +33,11 @@ type Doc struct {
 	id            uint32
 }
 
-// loadDocs builds the path → document map; the keys point into the mapping.
+// loadDocs builds the path → document map (the keys point into the
+// mapping) and the block → document map.
 func (ix *Index) loadDocs() error {
 	ix.docs = make(map[string]uint32, ix.f.ndocs)
+	split := false
 	for id := range ix.f.ndocs {
 		e := ix.data[ix.f.docOff+uint64(id)*docEntry:]
 		off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
@@ -41,8 +46,33 @@ func (ix *Index) loadDocs() error {
 		}
 		p := ix.data[ix.f.pathOff+off : ix.f.pathOff+off+n]
 		ix.docs[unsafe.String(&p[0], len(p))] = id
+		split = split || ix.firstBlock(id) != id
+	}
+	if !split && ix.f.nblocks == ix.f.ndocs {
+		return nil
+	}
+	ix.fileOf = make([]uint32, ix.f.nblocks)
+	for id := range ix.f.ndocs {
+		lo, hi := ix.firstBlock(id), ix.f.nblocks
+		if id+1 < ix.f.ndocs {
+			hi = ix.firstBlock(id + 1)
+		}
+		if lo > hi || hi > ix.f.nblocks {
+			return errCorrupt
+		}
+		for b := lo; b < hi; b++ {
+			ix.fileOf[b] = id
+		}
+	}
+	if ix.f.ndocs > 0 && ix.firstBlock(0) != 0 {
+		return errCorrupt
 	}
 	return nil
+}
+
+// firstBlock returns the first block of document id.
+func (ix *Index) firstBlock(id uint32) uint32 {
+	return binary.LittleEndian.Uint32(ix.data[ix.f.docOff+uint64(id)*docEntry+28:])
 }
 
 // NumDocs returns the number of documents.
@@ -99,12 +129,31 @@ func (ix *Index) list(t uint32) (int, []byte) {
 // Match returns the set of documents whose trigrams satisfy q, one bit per
 // document id, or all=true when q matches every document. Documents that
 // are not indexed are not in the set; the caller treats them as candidates.
+// When q.Lines, a document is in the set when one of its blocks satisfies
+// q; else when the trigrams of all its blocks together do.
 func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
+	perBlock := q.Lines || ix.fileOf == nil
+	set, all, err = ix.match(q, !perBlock)
+	if err != nil || all {
+		return nil, all, err
+	}
+	if perBlock {
+		set = ix.toFiles(set)
+	}
+	return set, false, nil
+}
+
+// match returns the set of blocks satisfying q, or, when byFile, the set of
+// documents whose blocks together satisfy it.
+func (ix *Index) match(q *Query, byFile bool) (set []uint64, all bool, err error) {
 	switch q.Op {
 	case OpAll:
 		return nil, true, nil
 	case OpNone:
-		return ix.newSet(), false, nil
+		if byFile {
+			return ix.newSet(), false, nil
+		}
+		return ix.newBlockSet(), false, nil
 	}
 	var parts [][]uint64
 	tris := slices.Clone(q.Tri)
@@ -117,11 +166,14 @@ func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
 		})
 	}
 	for _, t := range tris {
-		s := ix.newSet()
+		s := ix.newBlockSet()
 		if count, data := ix.list(uint32(t & triMask)); count > 0 {
-			if err := matchList(s, data, count, int(ix.f.ndocs), t); err != nil {
+			if err := matchList(s, data, count, int(ix.f.nblocks), t); err != nil {
 				return nil, false, err
 			}
+		}
+		if byFile {
+			s = ix.toFiles(s)
 		}
 		parts = append(parts, s)
 		if q.Op == OpAnd && isEmpty(s) {
@@ -129,7 +181,7 @@ func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
 		}
 	}
 	for _, sub := range q.Sub {
-		s, subAll, err := ix.Match(sub)
+		s, subAll, err := ix.match(sub, byFile)
 		if err != nil {
 			return nil, false, err
 		}
@@ -158,6 +210,8 @@ func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
 }
 
 func (ix *Index) newSet() []uint64 { return make([]uint64, (ix.f.ndocs+63)/64) }
+
+func (ix *Index) newBlockSet() []uint64 { return make([]uint64, (ix.f.nblocks+63)/64) }
 
 func isEmpty(s []uint64) bool {
 	for _, w := range s {

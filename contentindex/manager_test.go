@@ -146,7 +146,7 @@ func TestBuildResumes(t *testing.T) {
 }
 
 // oldRunMagics are the magics of earlier run formats.
-var oldRunMagics = []string{"TRIRUN01", "TRIRUN02", "TRIRUN03"}
+var oldRunMagics = []string{"TRIRUN01", "TRIRUN02", "TRIRUN03", "TRIRUN04"}
 
 // checkResume stops a build after its first run, gives the runs the magic
 // oldRun (unless ""), and resumes it.

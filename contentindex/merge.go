@@ -41,6 +41,9 @@ func (b *builder) merge() error {
 			text += d.size
 		}
 	}
+	if b.block > maxDocs {
+		return fmt.Errorf("%d blocks: %w", b.block, ErrTooManyFiles)
+	}
 	return writeIndex(filepath.Join(b.dir, indexName), b.root, b.docs, text, func(emit emitFunc) error {
 		n := 0
 		return mergeRuns(rs, func(tri uint32, ids []uint32, masks []uint16) error {
@@ -103,6 +106,10 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 	defer func() { _ = tf.Close(); _ = os.Remove(tf.Name()) }()
 	tab := &countWriter{w: bufio.NewWriterSize(tf, 64<<10)}
 	quota := max(text*limits.IndexQuotaPercent/100, limits.IndexQuotaMinBytes)
+	nblocks := 0
+	for _, d := range docs {
+		nblocks += int(d.blocks)
+	}
 	var ent, buf []byte
 	ntri := 0
 	err = lists(func(tri uint32, ids []uint32, masks []uint16) error {
@@ -114,7 +121,7 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 		ent = binary.LittleEndian.AppendUint32(ent, uint32(w.n))
 		tab.write(ent)
 		ntri++
-		buf = encodeList(buf[:0], ids, masks, len(docs))
+		buf = encodeList(buf[:0], ids, masks, nblocks)
 		w.write(buf)
 		if w.n+tab.n > quota {
 			return fmt.Errorf("%w: more than %d%% of %d bytes of text", ErrQuota, limits.IndexQuotaPercent, text)
@@ -131,7 +138,7 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 		a.Abort()
 		return err
 	}
-	f := footer{ndocs: uint32(len(docs)), ntri: uint32(ntri), textBytes: uint64(text)}
+	f := footer{ndocs: uint32(len(docs)), ntri: uint32(ntri), nblocks: uint32(nblocks), textBytes: uint64(text)}
 	f.triOff = uint64(w.n)
 	if w.err == nil {
 		var n int64
@@ -140,16 +147,17 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 	}
 	f.docOff = uint64(w.n)
 	var rec []byte
-	off := 0
+	off, block := 0, uint32(0)
 	for _, d := range docs {
 		rec = binary.LittleEndian.AppendUint32(rec[:0], uint32(off))
 		rec = binary.LittleEndian.AppendUint32(rec, uint32(len(d.rel)))
 		rec = binary.LittleEndian.AppendUint64(rec, uint64(d.size))
 		rec = binary.LittleEndian.AppendUint64(rec, uint64(d.mtime))
 		rec = binary.LittleEndian.AppendUint32(rec, d.flags)
-		rec = binary.LittleEndian.AppendUint32(rec, 0)
+		rec = binary.LittleEndian.AppendUint32(rec, block)
 		w.write(rec)
 		off += len(d.rel)
+		block += d.blocks
 	}
 	f.pathOff = uint64(w.n)
 	w.write([]byte(joinPaths(docs)))

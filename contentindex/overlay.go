@@ -29,7 +29,7 @@ func (m *Manager) readChanged(rel string, set *triSet, buf []byte) {
 	if full {
 		return
 	}
-	size, mtime, flags := scanFile(m.opts.Root+"/"+rel, set, buf, time.Now())
+	size, mtime, flags := scanFile(m.opts.Root+"/"+rel, set, buf, time.Now(), nil)
 	if flags&docIndexed == 0 || (known && o.size == size && o.mtime == mtime) {
 		return
 	}

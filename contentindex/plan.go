@@ -22,7 +22,13 @@ func Plan(re *syntax.Regexp, size int) *Query {
 	i := analyze(re)
 	i.simplify(true)
 	i.addExact()
-	return i.match
+	q := i.match
+	if (q.Op == OpAnd || q.Op == OpOr) && !canMatchNewline(re) {
+		c := *q
+		c.Lines = true
+		q = &c
+	}
+	return q
 }
 
 // info is what the planner knows about the texts a regexp node matches.

@@ -33,6 +33,10 @@ type Query struct {
 	Op  Op
 	Tri []uint64
 	Sub []*Query
+	// Lines (set by Plan on the root) says that no match holds a line
+	// break, so a file holds a match only if one of its blocks (see
+	// blockCutter) satisfies the query alone.
+	Lines bool
 }
 
 var (

@@ -16,11 +16,12 @@ import (
 // A run file holds the documents [lo, hi) of a build:
 //
 //	"TRIRUN01", lo u32, hi u32
-//	hi-lo × {size i64, mtime i64, flags u32}
-//	groups of {tri u32, count uvarint, ids as uvarint deltas (the first absolute), count masks u16}, ascending by tri
+//	hi-lo × {size i64, mtime i64, flags u32, blocks u32}
+//	groups of {tri u32, count uvarint, block ids as uvarint deltas (the first absolute), count masks u16}, ascending by tri
 //	tri 0xFFFFFFFF
 const (
-	runMagic = "TRIRUN04" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks; 04: three-byte followers
+	runMagic = "TRIRUN05" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks; 04: three-byte followers; 05: blocks
+	runDoc   = 24         // bytes of a document's record
 	runEnd   = 0xFFFFFFFF
 )
 
@@ -65,7 +66,7 @@ func (b *builder) readRunDocs(r runFile) error {
 		return err
 	}
 	defer f.Close()
-	hdr := make([]byte, 16+(r.hi-r.lo)*20)
+	hdr := make([]byte, 16+(r.hi-r.lo)*runDoc)
 	if _, err := io.ReadFull(f, hdr); err != nil {
 		return err
 	}
@@ -74,11 +75,12 @@ func (b *builder) readRunDocs(r runFile) error {
 		return errCorrupt
 	}
 	for i := r.lo; i < r.hi; i++ {
-		e := hdr[16+(i-r.lo)*20:]
+		e := hdr[16+(i-r.lo)*runDoc:]
 		d := &b.docs[i]
 		d.size = int64(binary.LittleEndian.Uint64(e))
 		d.mtime = int64(binary.LittleEndian.Uint64(e[8:]))
 		d.flags = binary.LittleEndian.Uint32(e[16:])
+		d.blocks = binary.LittleEndian.Uint32(e[20:])
 	}
 	return nil
 }
@@ -106,6 +108,7 @@ func (b *builder) flushRun(hi int) error {
 		out = binary.LittleEndian.AppendUint64(out, uint64(d.size))
 		out = binary.LittleEndian.AppendUint64(out, uint64(d.mtime))
 		out = binary.LittleEndian.AppendUint32(out, d.flags)
+		out = binary.LittleEndian.AppendUint32(out, d.blocks)
 	}
 	_, _ = w.Write(out)
 	ps := b.pairs
@@ -195,7 +198,7 @@ func openRun(r runFile) (*runReader, error) {
 		return nil, err
 	}
 	rr := &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}
-	if _, err := rr.r.Discard(16 + (r.hi-r.lo)*20); err != nil {
+	if _, err := rr.r.Discard(16 + (r.hi-r.lo)*runDoc); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -85,8 +85,11 @@ func (m *Manager) lock() (unlock func(), err error) {
 // an index records of it. Binary files (SPEC §4), files in an encoding
 // grep decodes (SPEC §4.1), files larger than limits.IndexMaxFileBytes, files that change while read and files whose
 // mtime lies within limits.IndexRacyWindow of now are not marked indexed:
-// grep always reads them.
-func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime int64, flags uint32) {
+// grep always reads them. When cut is not nil the file is read as blocks
+// (see blockCutter): cut is called with set holding each block but the last,
+// which set holds on return; the caller must drop what cut gathered of a
+// file that comes back not indexed.
+func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(*triSet)) (size, mtime int64, flags uint32) {
 	set.Reset()
 	if walk.IsBinaryName(abs) {
 		return 0, 0, docBinary
@@ -105,6 +108,7 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime i
 		return size, mtime, 0
 	}
 	left := size
+	bc := blockCutter{set: set, cut: cut}
 	for first := true; left > 0; first = false {
 		n, err := unix.Read(fd, buf[:min(int64(len(buf)), left)])
 		if err == unix.EINTR {
@@ -125,7 +129,7 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time) (size, mtime i
 				return size, mtime, docDecoded // grep matches its decoded text: left to the scan path
 			}
 		}
-		set.Add(buf[:n])
+		bc.add(buf[:n])
 		left -= int64(n)
 	}
 	if left != 0 || !settled(fd, size, mtime, now) {

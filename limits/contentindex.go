@@ -53,3 +53,9 @@ const (
 	IndexMaxAffixSet     = 32
 	IndexMaxClassRunes   = 16
 )
+
+// IndexBlockBytes is the size past which the content index splits a file
+// into blocks, each ending at the first line break after this many bytes:
+// a trigram's follower masks fill up in a large file, so per-block masks
+// narrow large files again.
+const IndexBlockBytes = 128 * KB
