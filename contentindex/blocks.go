@@ -43,6 +43,9 @@ func (c *blockCutter) add(p []byte) {
 		}
 		end := from + j + 1
 		c.set.Add(p[:end+blockOverlap])
+		// Its last trigrams start in the next block, which records what
+		// follows them: the end of this one is no end of the text.
+		c.set.ended = true
 		c.cut(c.set)
 		c.set.Reset()
 		p, c.n = p[end:], 0

@@ -10,7 +10,11 @@
 // and per trigram a mask: what follows its occurrences without an
 // upper-case letter, and what follows those with one (eight bits each, a
 // Bloom filter of the next byte and of the next three bytes, folded), so a
-// literal's consecutive trigrams ask for 4-grams and 6-grams of it. A
+// literal's consecutive trigrams ask for 4-grams and 6-grams of it. A file
+// larger than limits.IndexBlockBytes is indexed as blocks, each ending at a
+// line break (see blockCutter), so its masks do not fill up: a pattern no
+// match of which can hold a line break keeps a file when one of its blocks
+// satisfies the query, any other pattern when its blocks together do. A
 // case-insensitive query reads one posting list per trigram, as a
 // case-sensitive one does; the latter also asks the masks for its case. The
 // file lives at <dataDir>/index/<hash of the root's real path>/index and is

@@ -58,4 +58,4 @@ const (
 // into blocks, each ending at the first line break after this many bytes:
 // a trigram's follower masks fill up in a large file, so per-block masks
 // narrow large files again.
-const IndexBlockBytes = 128 * KB
+const IndexBlockBytes = 64 * KB
