@@ -12,6 +12,12 @@ import (
 // blockBytes is limits.IndexBlockBytes; tests shorten it.
 var blockBytes = limits.IndexBlockBytes
 
+// blockSize returns the block size of a file of size bytes: blockBytes, or
+// more for a file that would have more than limits.IndexMaxFileBlocks.
+func blockSize(size int64) int {
+	return max(blockBytes, int(size/limits.IndexMaxFileBlocks)+1)
+}
+
 // blockOverlap is how far a block's trigrams reach past its end: every
 // trigram that starts in a block is recorded in it with both of its
 // followers (the byte after it and the three bytes after it), so an
@@ -20,20 +26,21 @@ const blockOverlap = 5
 
 // blockCutter feeds a file's pieces to set and, when cut is not nil, splits
 // the file into blocks: a block ends at the first line break at least
-// blockBytes past its start that leaves blockOverlap more bytes in the same
+// size (see blockSize) past its start that leaves blockOverlap more bytes in the same
 // piece. The block's trigrams are those of its bytes and of the blockOverlap
 // bytes after it, so any text inside one line lies in one block's trigrams,
 // and every occurrence of a trigram (with its followers) lies in some block.
 type blockCutter struct {
-	set *triSet
-	cut func(*triSet) // called with each block but the last; set is Reset after
-	n   int           // bytes of the current block added so far
+	set  *triSet
+	cut  func(*triSet) // called with each block but the last; set is Reset after
+	size int           // bytes a block has at least
+	n    int           // bytes of the current block added so far
 }
 
 // add adds the next piece of the file.
 func (c *blockCutter) add(p []byte) {
 	for c.cut != nil {
-		from := max(blockBytes-1-c.n, 0) // the block may end after p[from] at the earliest
+		from := max(c.size-1-c.n, 0) // the block may end after p[from] at the earliest
 		if from >= len(p) {
 			break
 		}

@@ -13,13 +13,13 @@ import (
 )
 
 // blockEnds returns where blockCutter ends the blocks of text read in one
-// piece, but the last: after the first line break at least blockBytes past
+// piece, but the last: after the first line break at least blockSize past
 // a block's start that leaves blockOverlap bytes after it.
 func blockEnds(text []byte) []int {
 	var ends []int
 	start := 0
 	for {
-		from := start + blockBytes - 1
+		from := start + blockSize(int64(len(text))) - 1
 		if from >= len(text) {
 			return ends
 		}

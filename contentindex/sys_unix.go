@@ -108,7 +108,7 @@ func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(*triS
 		return size, mtime, 0
 	}
 	left := size
-	bc := blockCutter{set: set, cut: cut}
+	bc := blockCutter{set: set, cut: cut, size: blockSize(size)}
 	for first := true; left > 0; first = false {
 		n, err := unix.Read(fd, buf[:min(int64(len(buf)), left)])
 		if err == unix.EINTR {

@@ -59,3 +59,7 @@ const (
 // a trigram's follower masks fill up in a large file, so per-block masks
 // narrow large files again.
 const IndexBlockBytes = 64 * KB
+
+// IndexMaxFileBlocks bounds the blocks of one file: a larger file gets
+// larger blocks, so the builder's memory for one file stays bounded.
+const IndexMaxFileBlocks = 32
