@@ -57,11 +57,12 @@ func boundaryPatterns(r *rand.Rand, text []byte, e int) []string {
 // near the blocks' ends, case-sensitive or not, line by line or multiline,
 // as grep's matcher decides on the whole file.
 func TestDifferentialBlocks(t *testing.T) {
-	defer func(b int) { blockBytes = b }(blockBytes)
+	defer func(b, p int) { blockBytes, runPairs = b, p }(blockBytes, runPairs)
 	narrowed := 0
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		blockBytes = 16 + r.IntN(48)
+		runPairs = 32 + r.IntN(256) // runs are written while a file is read
 		tr := &tree{t: t, r: r, clock: time.Now().Add(-time.Hour)}
 		tr.root = t.TempDir()
 		root, err := filepath.EvalSymlinks(tr.root)

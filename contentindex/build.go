@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type builder struct {
 	tmp       []uint64 // radix sort scratch
 	runLo     int      // first document of the current run
 	block     uint32   // the next block's id
+	cur, mark int      // the document being read, and where its pairs start
+	err       error    // of a run written while a document was read
 	set       *triSet
 	buf       []byte
 	pace      *pacer
@@ -82,12 +85,15 @@ func build(ctx context.Context, root, dir string, paths []string, pace *pacer) (
 	}
 	pace.meter.Add(start) // a resumed build's earlier files are done
 	b.buf = make([]byte, 256*limits.KB)
-	b.pairs = make([]uint64, 0, runPairs+64*limits.KB)
+	b.pairs = make([]uint64, 0, runPairs+min(runPairs, 64*limits.KB))
 	for i := start; i < len(b.paths); i++ {
 		if err := ctx.Err(); err != nil {
 			return start, err
 		}
 		b.addFile(i)
+		if b.err != nil {
+			return start, b.err
+		}
 		if b.block > maxDocs {
 			return start, fmt.Errorf("%d blocks: %w", b.block, ErrTooManyFiles)
 		}
@@ -152,19 +158,31 @@ func (b *builder) addFile(i int) {
 	defer b.pace.tick()
 	b.pace.meter.Add(1)
 	d := &b.docs[i]
-	mark, first := len(b.pairs), b.block
+	b.cur, b.mark = i, len(b.pairs)
+	first := b.block
 	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now(), b.addBlock)
 	if d.flags&docIndexed == 0 {
-		b.pairs, b.block = b.pairs[:mark], first
+		b.pairs, b.block = b.pairs[:b.mark], first
 		return
 	}
 	b.addBlock(b.set)
 	d.blocks = b.block - first
 }
 
-// addBlock adds the trigrams of set as the next block.
+// addBlock adds the trigrams of set as the next block. When they would
+// grow the run past its capacity, the documents before the current one are
+// written as a run first, so a file of many blocks does not double the
+// builder's memory.
 func (b *builder) addBlock(set *triSet) {
-	for _, t := range set.Sorted() {
+	tris := set.Sorted()
+	if b.mark > 0 && len(b.pairs)+len(tris) > cap(b.pairs) && b.err == nil {
+		rest := slices.Clone(b.pairs[b.mark:])
+		b.pairs = b.pairs[:b.mark]
+		b.err = b.flushRun(b.cur)
+		b.pairs = append(b.pairs[:0], rest...)
+		b.mark = 0
+	}
+	for _, t := range tris {
 		b.pairs = append(b.pairs, uint64(t)<<pairTriShift|uint64(set.Mask(t))<<pairMaskShift|uint64(b.block&maxDocs))
 	}
 	b.block++

@@ -221,9 +221,10 @@ func builtIndex(t *testing.T, tr *tree) (string, *Manager) {
 // mutations with random queries.
 func runDifferential(t *testing.T, seed uint64, rounds int) (narrowed int) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	defer func(b int) { blockBytes = b }(blockBytes)
+	defer func(b, p int) { blockBytes, runPairs = b, p }(blockBytes, runPairs)
 	if r.IntN(2) == 0 {
 		blockBytes = 8 + r.IntN(64) // files of several blocks
+		runPairs = 64 + r.IntN(512) // and runs written while one is read
 	}
 	tr := newTree(t, r)
 	mgr := Open(Options{DataDir: t.TempDir(), Root: tr.root, CPUPercent: 100, Logf: t.Logf})
