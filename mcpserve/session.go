@@ -103,8 +103,6 @@ func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, roots []string) {
 	s, err := methods.NewSession(cfg, p)
 	if err == nil {
 		methods.StartSession(s)
-	} else {
-		cfg.Progress.Close()
 	}
 	st.sess, st.err = s, err
 }

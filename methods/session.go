@@ -97,8 +97,15 @@ func (s *Session) Checkpoints() (*checkpoint.Store, error) {
 	return s.checkpoints, s.checkpointsErr
 }
 
-// NewSession builds the session an initialize request describes.
-func NewSession(cfg Config, p *protocol.InitializeParams) (*Session, error) {
+// NewSession builds the session an initialize request describes. The
+// session owns cfg.Progress: CloseSession closes it, and so does a failed
+// NewSession.
+func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error) {
+	defer func() {
+		if err != nil {
+			cfg.Progress.Close()
+		}
+	}()
 	c, err := sessionconf.Resolve(sessionconf.Defaults{Root: cfg.Root, DataDir: cfg.DataDir, SessionID: cfg.SessionID}, p)
 	var bad *sessionconf.Error
 	if errors.As(err, &bad) {
@@ -165,7 +172,6 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	cfg.Progress = lspProgress(ctx, p)
 	s, err := NewSession(cfg, p)
 	if err != nil {
-		cfg.Progress.Close()
 		return nil, err
 	}
 	startScratch(s)
