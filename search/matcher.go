@@ -85,7 +85,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
 		if len(m.lit) >= 2 {
-			m.pair = newFoldPair(m.lit, m.rare, rarestBut(m.lit, m.rare))
+			m.pair = newFoldPair(m.lit, m.rare, rarestBut(m.lit, true, m.rare))
 		}
 	}
 	return m, nil
@@ -282,31 +282,23 @@ func upper(c byte) byte {
 // source code and prose, by a fixed rank table. A case-sensitive scan looks
 // for the byte itself (an upper-case letter is much rarer than its lower
 // case); a folding one for both cases, as frequent as the commoner.
-func rarest(lit []byte, fold bool) int {
-	best, rank := 0, 256
-	for i, c := range lit {
-		r := byteRank(c)
-		if fold {
-			r = max(byteRank(lower(c)), byteRank(upper(c)))
-		}
-		if r < rank {
-			best, rank = i, r
-		}
-	}
-	return best
-}
+func rarest(lit []byte, fold bool) int { return rarestBut(lit, fold, -1) }
 
 // commonBytes lists bytes from most to least frequent in typical text files.
 // "_" ranks with the common lower-case letters: in C (the Linux tree) it is
 // 4.7% of all bytes, more than "m", "p" or "u" in both cases together.
 const commonBytes = " etaoinsrhldcu_\n\tmfpgwybv,.k()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
 
-// rarestBut returns the index of the folded byte of lit, other than the
-// one at skip, that rarest would choose.
-func rarestBut(lit []byte, skip int) int {
+// rarestBut returns the index rarest chooses among the bytes of lit other
+// than the one at skip (-1: none skipped), or -1 when no byte is left.
+func rarestBut(lit []byte, fold bool, skip int) int {
 	best, rank := -1, 257
 	for i, c := range lit {
-		if r := max(byteRank(lower(c)), byteRank(upper(c))); i != skip && r < rank {
+		r := byteRank(c)
+		if fold {
+			r = max(byteRank(lower(c)), byteRank(upper(c)))
+		}
+		if i != skip && r < rank {
 			best, rank = i, r
 		}
 	}
