@@ -29,12 +29,6 @@ const (
 	// file. Other searches keep SearchChunkBytes.
 	SearchLineChunkBytes = 256 * KB
 
-	// SearchOverlapMinEntries is the smallest offset+headLimit of a Grep
-	// that searches files while the walk still runs:
-	// such a caller asked for (nearly) every matching file, so the search
-	// is unlikely to stop early and work done before the newest-first order
-	// is known is rarely wasted. Smaller requests search in order only.
-	SearchOverlapMinEntries = 1000
 	// SearchFirstReadBytes is the most a Grep reads of a file before it
 	// sniffs its start for binary content (SniffBytes at least): most
 	// source files are read whole in one read, and a binary file costs at

@@ -87,10 +87,10 @@ type (
 // the result; every line a content result shows whole joins sources. The
 // error is only ever the context's.
 //
-// Directories the glob cannot reach are not entered. A search asking for at
-// least limits.SearchOverlapMinEntries entries searches files while the walk
-// still runs, unless q.Narrows says an index will narrow them; the results
-// are merged in newest-first order all the same. With q.Resume set, a count
+// Directories the glob cannot reach are not entered. A listing that walks
+// (no resident table answers it) searches files while the walk still runs,
+// unless q.Narrows says an index will narrow them; the results are merged
+// in newest-first order all the same. With q.Resume set, a count
 // or filesWithMatches grep that continues one that stopped starts where it
 // stopped (see Resumes).
 func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
@@ -99,7 +99,7 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 	key, resumable := q.keyOf(start, boundary)
 	resuming := resumable && q.Resume.has(key, q.Offset)
 	var o *overlap
-	if q.Offset+q.HeadLimit >= limits.SearchOverlapMinEntries && !resuming && (q.Narrows == nil || !q.Narrows()) {
+	if !resuming && (q.Narrows == nil || !q.Narrows()) {
 		o = startOverlap(ctx, q)
 		opts.Found = o.found
 	}

@@ -23,7 +23,7 @@ import (
 func TestOverlapEqualsOrderedSearch(t *testing.T) {
 	root := t.TempDir()
 	base := time.Now().Add(-time.Hour)
-	n := 2*limits.SearchOverlapMinEntries + 500
+	n := 2500
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("d%02d", i%37))
 		require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -48,7 +48,7 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 	}
 	display := func(abs string) string { return abs }
 	for _, mode := range []Mode{Count, FilesWithMatches, Content} {
-		for _, page := range [][3]int{{0, n, 0}, {0, limits.SearchOverlapMinEntries, 0}, {limits.SearchOverlapMinEntries / 2, limits.SearchOverlapMinEntries, 0}, {0, 2 * n, 1}} {
+		for _, page := range [][3]int{{0, n, 0}, {0, limits.GrepDefaultHeadLimit, 0}, {0, 1000, 0}, {500, 1000, 0}, {0, 2 * n, 1}} {
 			t.Run(fmt.Sprintf("mode %d offset %d limit %d context %d", mode, page[0], page[1], page[2]), func(t *testing.T) {
 				q := Query{Mode: mode, Matcher: m, Offset: page[0], HeadLimit: page[1], Before: page[2], After: page[2], ChunkBytes: limits.SearchLineChunkBytes}
 				oq := q
@@ -76,7 +76,7 @@ func TestOverlapLeftToTheIndex(t *testing.T) {
 	display := func(abs string) string { return abs }
 	for _, narrows := range []bool{false, true} {
 		var found bool
-		q := Query{Mode: Count, Matcher: m, HeadLimit: limits.SearchOverlapMinEntries, ChunkBytes: limits.SearchLineChunkBytes,
+		q := Query{Mode: Count, Matcher: m, HeadLimit: limits.GrepDefaultHeadLimit, ChunkBytes: limits.SearchLineChunkBytes,
 			Narrows: func() bool { return narrows },
 			List: func(ctx context.Context, opts walk.Options) (walk.Files, error) {
 				found = opts.Found != nil
