@@ -62,6 +62,11 @@ type Manager struct {
 	// worker runs has no late line racing its caller's output.
 	log *logging.Queue
 
+	// calls counts the calls running on the root (busy); quiet is
+	// signalled when it falls to zero. A build waits for both.
+	calls atomic.Int32
+	quiet chan struct{}
+
 	requests chan request
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -77,7 +82,7 @@ func Open(opts Options) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
 		opts: opts, dir: Dir(opts.DataDir, opts.Root), overlay: map[string]overlayDoc{}, log: logging.NewQueue(opts.Logf, ""),
-		requests: make(chan request, 256), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		requests: make(chan request, 256), ctx: ctx, cancel: cancel, done: make(chan struct{}), quiet: make(chan struct{}, 1),
 	}
 	go m.work()
 	return m
@@ -95,6 +100,36 @@ func (m *Manager) Close() {
 		m.base.Close()
 		m.base = nil
 	}
+}
+
+// busy marks a call as running until the returned function is called
+// (once).
+func (m *Manager) busy() func() {
+	m.calls.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if m.calls.Add(-1) == 0 {
+				select {
+				case m.quiet <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+}
+
+// waitQuiet waits until no call is running; false when the manager closes
+// first.
+func (m *Manager) waitQuiet() bool {
+	for m.calls.Load() > 0 {
+		select {
+		case <-m.quiet:
+		case <-m.ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 // Builds returns the number of indexes this manager built (not mapped from

@@ -275,3 +275,43 @@ func TestReopenMapsWithoutRebuild(t *testing.T) {
 	require.Zero(t, second.Builds(), "no second build")
 	require.Equal(t, 1, first.Builds())
 }
+
+// TestBuildWaitsForTheCall: the build a call asks for (the first Candidates
+// of a root without an index) does not start while the call runs (Busy
+// not yet done): nothing is written under the data dir, and the worker
+// serves nothing after the build request; once the call is done the build
+// runs and the index is mapped.
+func TestBuildWaitsForTheCall(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	tr := newTree(t, r)
+	for range 30 {
+		tr.write(tr.randomName(), false)
+	}
+	set := NewSet(Options{DataDir: t.TempDir(), CPUPercent: 100, Logf: t.Logf})
+	defer set.Close()
+	done := set.Busy(tr.root)
+	mgr := set.Manager(tr.root)
+	q, err := plan("foo_bar", false, false)
+	require.NoError(t, err)
+	_, ok := mgr.Candidates(q, tr.files())
+	require.False(t, ok, "no index yet")
+	settled := make(chan struct{})
+	go func() { mgr.settle(); close(settled) }()
+	select {
+	case <-settled:
+		t.Fatal("the worker served the build while the call was running")
+	case <-time.After(300 * time.Millisecond):
+	}
+	_, statErr := os.Stat(mgr.dir)
+	require.True(t, os.IsNotExist(statErr), "nothing written while the call runs: %v", statErr)
+	require.False(t, mgr.Ready())
+	done()
+	done() // a second call of done changes nothing
+	select {
+	case <-settled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the build did not run after the call")
+	}
+	require.True(t, mgr.Ready(), "the index is built once the call is done")
+	require.Equal(t, 1, mgr.Builds())
+}

@@ -38,13 +38,22 @@ func (s *Set) Manager(root string) *Manager {
 	return m
 }
 
-// Open opens root's manager, which maps an index an earlier build left in
-// the background, and returns at once, so a grep can start the mapping
-// before it lists the files it will narrow. A nil Set does nothing.
-func (s *Set) Open(root string) {
-	if s != nil {
-		s.Manager(root)
+// Busy opens root's manager (which maps an index an earlier build left,
+// in the background, so a grep can start the mapping before it lists the
+// files it will narrow) and marks a call on root as
+// running until the returned function is called: a build the call asks
+// for starts only once no call is running, so the first grep of a root
+// spends its time on its own answer (a build's walk and reads would share
+// the cores with it). A nil Set does nothing.
+func (s *Set) Busy(root string) (done func()) {
+	if s == nil {
+		return func() {}
 	}
+	m := s.Manager(root)
+	if m == nil {
+		return func() {}
+	}
+	return m.busy()
 }
 
 // Narrow returns the files of files (in order) that may hold a match of

@@ -104,6 +104,9 @@ func (m *Manager) work() {
 			if r.done != nil {
 				close(r.done)
 			} else if r.build != noBuild {
+				if !m.waitQuiet() {
+					return
+				}
 				if r.build == buildStale || !m.Ready() {
 					m.build(&pace) // not when the index was mapped since it was asked for
 				}

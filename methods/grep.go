@@ -105,8 +105,9 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	q.List, q.Resume = s.Files.Walk, s.Resume
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
-		// first grep can narrow with an index an earlier server left.
-		s.Index.Open(rp.RootDir)
+		// first grep can narrow with an index an earlier server left. A
+		// build this grep asks for starts once it has answered.
+		defer s.Index.Busy(rp.RootDir)()
 		q.Narrow = func(files walk.Files) walk.Files {
 			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
 		}
