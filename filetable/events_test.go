@@ -352,3 +352,45 @@ func all(files walk.Files) []walk.File {
 	}
 	return out
 }
+
+// TestTableUnreliableMountBelowRoot: a walk asks the file system only of
+// the root and of the mount points below it (from mountinfo), and still
+// finds an unreliable one two levels down whose name needs mountinfo's
+// escapes: the build turns the table off and names it. The same tree
+// without the verdict gets its table.
+func TestTableUnreliableMountBelowRoot(t *testing.T) {
+	root := tree(t, map[string]string{"a/b/keep.txt": "x", "c/d.txt": "y"})
+	mnt := filepath.Join(root, "a", "b", "m n\\t")
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, ""); err != nil {
+		t.Skip("cannot mount a tmpfs:", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) })
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "y"), []byte("y"), 0o644))
+	mounts, ok := mountsBelow(root)
+	require.True(t, ok)
+	require.Equal(t, map[string]bool{mnt: true}, mounts)
+
+	tab := newTable(root, t.Logf)
+	_, ok, err := tab.List(context.Background(), Query{Start: root})
+	require.NoError(t, err)
+	require.True(t, ok, "a tmpfs is reliable")
+	tab.Close()
+
+	var st, rootSt unix.Statfs_t
+	require.NoError(t, unix.Statfs(mnt, &st))
+	require.NoError(t, unix.Statfs(root, &rootSt))
+	if st.Type == rootSt.Type {
+		t.Skip("the test's tree is on a tmpfs too")
+	}
+	unreliableFS[int64(st.Type)] = "test-fs"
+	t.Cleanup(func() { delete(unreliableFS, int64(st.Type)) })
+	l := &recLog{}
+	tab = newTable(root, l.logf)
+	t.Cleanup(tab.Close)
+	_, ok, err = tab.List(context.Background(), Query{Start: root})
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Contains(t, l.text(), "test-fs")
+	require.Contains(t, l.text(), mnt)
+}

@@ -172,14 +172,17 @@ func (e *errUnreliable) Error() string {
 // watchDir watches the directory at rel and tells whether it holds a .git
 // entry. A directory that cannot be watched for want of permission or
 // because it is gone is no error (-1): it has no listing either, and its
-// parent's events report when that changes.
+// parent's events report when that changes. During a whole walk only the
+// root and the mount points below it are asked for their file system.
 func (t *Table) watchDir(rel string) (int32, bool, error) {
 	abs := t.abs(rel)
-	if fs := fsUnreliable(abs); fs != "" {
-		if _, err := os.Lstat(abs); err != nil {
-			return -1, false, nil
+	if rel == "" || !t.mountsKnown || t.mounts[abs] {
+		if fs := fsUnreliable(abs); fs != "" {
+			if _, err := os.Lstat(abs); err != nil {
+				return -1, false, nil
+			}
+			return -1, false, &errUnreliable{dir: abs, fs: fs}
 		}
-		return -1, false, &errUnreliable{dir: abs, fs: fs}
 	}
 	wd, err := t.w.add(abs, dirMask)
 	if err != nil {

@@ -76,6 +76,12 @@ type Table struct {
 	revalidated int         // file entries a load updated
 
 	reporter *progress.Reporter // shows whole-root walks to the client (nil: nobody)
+
+	// mounts, during a whole walk (mountsKnown), are the mount points
+	// below the root: only they and the root can lie on a file system
+	// whose events are not reliable (else every directory is asked).
+	mounts      map[string]bool
+	mountsKnown bool
 }
 
 // pending holds what events asked for and the next listing will apply.
@@ -364,7 +370,9 @@ func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 	meter := t.reporter.Start(progress.TableWalk, t.root)
 	defer meter.End()
 	s.found = counted(found, meter)
+	t.mounts, t.mountsKnown = mountsBelow(t.root)
 	files, err := s.run(ctx)
+	t.mounts, t.mountsKnown = nil, false
 	if err != nil {
 		var unrel *errUnreliable
 		if errors.Is(err, errWatchLimit) || errors.As(err, &unrel) {
