@@ -155,7 +155,7 @@ func (s *scope) exclude(dirRel string, x walk.Exclusion) {
 // run walks the root. The root's own node is prepared by the caller when all
 // is set.
 func (s *scope) run(ctx context.Context) ([]walk.File, error) {
-	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found, Exclude: s.exclude})
+	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found, Exclude: s.exclude, Unsorted: true})
 	if s.err != nil {
 		return nil, s.err
 	}

@@ -1,6 +1,7 @@
 package filetable
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,7 +71,7 @@ func (d *dirNode) each(fn func(*dirNode)) {
 // sortNodes orders subdirectories by name + "/", the order in which their
 // contents' paths sort.
 func sortNodes(ds []*dirNode) {
-	sort.Slice(ds, func(i, j int) bool { return dirCmp(ds[i].name, ds[j].name) < 0 })
+	slices.SortFunc(ds, func(a, b *dirNode) int { return dirCmp(a.name, b.name) })
 }
 
 // dirCmp compares a+"/" with b+"/" (names hold no slash).
@@ -114,7 +115,7 @@ func cmpByte(a, b byte) int {
 
 // sortFiles orders files by name.
 func sortFiles(fs []fileEntry) {
-	sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	slices.SortFunc(fs, func(a, b fileEntry) int { return strings.Compare(a.name, b.name) })
 }
 
 // parentRel returns the directory part of a slash-separated rel path ("" at

@@ -1,12 +1,14 @@
 package walk
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/toolrpc/toolrpc/gitignore"
@@ -50,6 +52,10 @@ type Options struct {
 	// Excluded, when set, collects what the ignore rules excluded below
 	// Start (see Excluded.Count).
 	Excluded *Excluded
+	// Unsorted returns the files in no particular order: for a caller that
+	// orders them itself (a file table groups them by directory), the sort
+	// newest first is not spent.
+	Unsorted bool
 	// Exclude, when set, is called with each entry the ignore rules exclude
 	// in a directory the walk lists (dirRel: that directory's Rel path), Keep
 	// or not, so a resident file table can later answer for Excluded (see
@@ -114,18 +120,20 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	for _, r := range results {
 		out = append(out, r...)
 	}
-	SortNewestFirst(out)
+	if !opts.Unsorted {
+		SortNewestFirst(out)
+	}
 	return out, nil
 }
 
 // SortNewestFirst sorts files by ModTime descending, ties by Abs ascending —
 // the order of every search result (SPEC §5).
 func SortNewestFirst(files []File) {
-	sort.Slice(files, func(i, j int) bool {
-		if files[i].ModTime != files[j].ModTime {
-			return files[i].ModTime > files[j].ModTime
+	slices.SortFunc(files, func(a, b File) int {
+		if c := cmp.Compare(b.ModTime, a.ModTime); c != 0 {
+			return c
 		}
-		return files[i].Abs < files[j].Abs
+		return strings.Compare(a.Abs, b.Abs)
 	})
 }
 

@@ -2,11 +2,14 @@ package walk
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -90,4 +93,34 @@ func TestExcludedReplay(t *testing.T) {
 	require.Equal(t, w.Files, g.Files)
 	require.Equal(t, w.RuleFiles, g.RuleFiles)
 	require.Equal(t, w.Rule.Text, g.Rule.Text)
+}
+
+// TestWalkUnsorted checks that Options.Unsorted returns the files of the
+// sorted walk, and that the sorted walk orders them newest first with ties
+// by Abs (files of equal mtime, as an extracted archive leaves them).
+func TestWalkUnsorted(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("d%d/f%02d.go", i%4, i)] = "x"
+	}
+	writeTree(t, dir, files)
+	base := time.Now().Add(-time.Hour)
+	i := 0
+	for rel := range files {
+		mt := base.Add(time.Duration(i%3) * time.Second) // many ties
+		require.NoError(t, os.Chtimes(filepath.Join(dir, rel), mt, mt))
+		i++
+	}
+	sorted, err := Walk(context.Background(), Options{Start: dir, Boundary: dir})
+	require.NoError(t, err)
+	require.Len(t, sorted, 60)
+	for k := 1; k < len(sorted); k++ {
+		a, b := sorted[k-1], sorted[k]
+		require.True(t, a.ModTime > b.ModTime || a.ModTime == b.ModTime && a.Abs < b.Abs, "%s before %s", a.Abs, b.Abs)
+	}
+	unsorted, err := Walk(context.Background(), Options{Start: dir, Boundary: dir, Unsorted: true})
+	require.NoError(t, err)
+	SortNewestFirst(unsorted)
+	require.Equal(t, sorted, unsorted)
 }
