@@ -138,6 +138,7 @@ func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, 
 	if files.Len() == from {
 		return c.result(), nil
 	}
+	o.align(files, from)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	const batch = limits.SearchBatchFiles
@@ -171,12 +172,12 @@ func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, 
 				lo := from + i*batch
 				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
 				for k := range rs {
-					f := files.At(lo + k)
-					if r, ok := o.result(f); ok {
+					if r, ok := o.result(lo+k, from); ok {
 						rs[k] = r
-					} else {
-						rs[k] = g.file(ctx, f)
+						continue
 					}
+					f := files.At(lo + k)
+					rs[k] = g.file(ctx, f)
 					rs[k].abs, rs[k].pos = f.Abs, lo+k
 				}
 				slots[i] <- rs

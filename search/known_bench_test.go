@@ -92,8 +92,9 @@ func BenchmarkGrepKnownTree(b *testing.B) {
 	for range b.N {
 		files := k.newFiles(b)
 		idx := contentindex.NewSet(contentindex.Options{DataDir: k.data, Logf: b.Logf})
-		idx.Open(k.root)
+		done := idx.Busy(k.root)
 		k.grep(b, k.query(b, files, idx))
+		done()
 		b.StopTimer()
 		if st, _ := files.Stats(k.root); st.Loads != 1 {
 			b.Fatalf("the table was not loaded: %+v", st)

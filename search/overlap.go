@@ -1,9 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/toolrpc/toolrpc/walk"
 )
@@ -12,9 +16,8 @@ import (
 // walk's goroutines search each file as they find it, so the search spreads
 // over every core the walk uses and never waits for the walk's end. The
 // ordered merge then takes each file's result from it instead of searching
-// the file again. It serves searches that ask for many entries, in every
-// output mode: a file's result does not depend on where it falls in the
-// order.
+// the file again. It serves searches in every output mode: a file's result
+// does not depend on where it falls in the order.
 //
 // The walk's order is not the result's (newest first), so which files the
 // result needs is known only when the walk ends. Once the files searched
@@ -22,26 +25,33 @@ import (
 // search, else files with a match), more than any result shows, overlap
 // stops searching: the ordered merge searches what it still needs. So the
 // results it holds stay bounded as the result is.
+//
+// What was searched is kept as a list, not a map by path: once the walk
+// ends, the list is sorted as the listing is (newest first, ties by path)
+// and the two are aligned in one pass, so a file costs an append and a
+// comparison instead of a hashed insert and lookup of its path.
 type overlap struct {
 	ctx     context.Context
 	q       *Query
 	workers sync.Pool // *worker, each with its own buffer
 	entries atomic.Int64
 	mu      sync.Mutex
-	done    map[string]overlapResult // by Abs; read without mu once stop returned
+	done    []overlapResult // in the order searched; sorted by align
+	at      []int32         // by listing position (align): index into done, or -1
 }
 
 // overlapResult is a file's result with the identity of the version
 // searched: small, as most files searched hold no match (r nil), so that
-// the map grows cheaply.
+// the list grows cheaply.
 type overlapResult struct {
+	abs         string
 	size, mtime int64
 	r           *fileResult // nil: no match
 }
 
 // startOverlap returns the overlap of a search of q.
 func startOverlap(ctx context.Context, q *Query) *overlap {
-	o := &overlap{ctx: ctx, q: q, done: map[string]overlapResult{}}
+	o := &overlap{ctx: ctx, q: q}
 	o.workers.New = func() any { return &worker{q: q, maxMatches: q.Offset + q.HeadLimit + 1} }
 	return o
 }
@@ -64,12 +74,12 @@ func (o *overlap) found(f walk.File) {
 	default:
 		o.entries.Add(1)
 	}
-	d := overlapResult{size: f.Size, mtime: f.ModTime}
+	d := overlapResult{abs: f.Abs, size: f.Size, mtime: f.ModTime}
 	if r.count > 0 {
 		d.r = &r
 	}
 	o.mu.Lock()
-	o.done[f.Abs] = d
+	o.done = append(o.done, d)
 	o.mu.Unlock()
 }
 
@@ -79,17 +89,64 @@ func (o *overlap) stop() {
 	o.entries.Store(int64(o.q.Offset+o.q.HeadLimit) + 1)
 }
 
-// result returns f's result when the same version of f was searched.
-func (o *overlap) result(f walk.File) (fileResult, bool) {
+// align matches the files searched to files[from:] (the listing to merge,
+// newest first, ties by path): at[i-from] is then the index in done of the
+// search of files[i] as it is listed (same path, size and time), or -1.
+// A file searched twice (a listing that walked again) keeps its last
+// search.
+func (o *overlap) align(files walk.Files, from int) {
+	if o == nil {
+		return
+	}
+	slices.SortStableFunc(o.done, func(a, b overlapResult) int {
+		if c := cmp.Compare(b.mtime, a.mtime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.abs, b.abs)
+	})
+	o.at = make([]int32, files.Len()-from)
+	var buf []byte
+	c := 0
+	for i := range o.at {
+		o.at[i] = -1
+		size, mtime := files.Identity(from + i)
+		for c < len(o.done) && o.done[c].mtime > mtime {
+			c++
+		}
+		if c == len(o.done) || o.done[c].mtime != mtime {
+			continue
+		}
+		buf = files.AppendAbs(buf[:0], from+i)
+		abs := unsafe.String(unsafe.SliceData(buf), len(buf)) // not kept past this turn
+		for c < len(o.done) && o.done[c].mtime == mtime && o.done[c].abs < abs {
+			c++
+		}
+		k := c
+		for c < len(o.done) && o.done[c].mtime == mtime && o.done[c].abs == abs {
+			k = c // the last of its searches
+			c++
+		}
+		if k < len(o.done) && o.done[k].mtime == mtime && o.done[k].abs == abs && o.done[k].size == size {
+			o.at[i] = int32(k)
+		}
+	}
+}
+
+// result returns the result of the file at listing position pos (from
+// included), its abs and pos set, when align found its version searched:
+// the listing's File need not be built.
+func (o *overlap) result(pos, from int) (fileResult, bool) {
 	if o == nil {
 		return fileResult{}, false
 	}
-	d, ok := o.done[f.Abs]
-	if !ok || d.size != f.Size || d.mtime != f.ModTime {
+	k := o.at[pos-from]
+	if k < 0 {
 		return fileResult{}, false
 	}
-	if d.r == nil {
-		return fileResult{}, true
+	var r fileResult
+	if d := o.done[k]; d.r != nil {
+		r = *d.r
 	}
-	return *d.r, true
+	r.abs, r.pos = o.done[k].abs, pos
+	return r, true
 }

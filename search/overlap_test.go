@@ -89,3 +89,41 @@ func TestOverlapLeftToTheIndex(t *testing.T) {
 		require.Equal(t, !narrows, found, "the walk searches as it finds files only when no index narrows (narrows: %v)", narrows)
 	}
 }
+
+// TestOverlapAlign: the files searched during the walk, in any order, are
+// matched to the newest-first listing by path, size and time: a file
+// searched twice keeps its last search, a file whose size or time the
+// listing no longer has, or that was never searched, is searched again
+// (no result), and ties of time are told apart by path.
+func TestOverlapAlign(t *testing.T) {
+	res := func(n int) *fileResult { return &fileResult{count: n} }
+	o := &overlap{done: []overlapResult{
+		{abs: "/r/c", size: 1, mtime: 5, r: res(1)},
+		{abs: "/r/a", size: 1, mtime: 9},
+		{abs: "/r/b", size: 2, mtime: 5, r: res(2)},
+		{abs: "/r/e", size: 7, mtime: 3, r: res(9)}, // the listing has another size
+		{abs: "/r/c", size: 1, mtime: 5, r: res(3)}, // searched again: kept
+		{abs: "/r/f", size: 1, mtime: 4, r: res(4)}, // the listing has another time
+		{abs: "/r/z", size: 1, mtime: 1, r: res(5)}, // not listed
+	}}
+	files := walk.FileList{
+		{Abs: "/r/a", Size: 1, ModTime: 9},
+		{Abs: "/r/b", Size: 2, ModTime: 5},
+		{Abs: "/r/c", Size: 1, ModTime: 5},
+		{Abs: "/r/d", Size: 1, ModTime: 5}, // never searched
+		{Abs: "/r/f", Size: 1, ModTime: 2},
+		{Abs: "/r/e", Size: 8, ModTime: 3},
+	}
+	walk.SortNewestFirst(files)
+	o.align(files, 1)
+	type got struct {
+		ok    bool
+		count int
+	}
+	var gots []got
+	for i := 1; i < len(files); i++ {
+		r, ok := o.result(i, 1)
+		gots = append(gots, got{ok, r.count})
+	}
+	require.Equal(t, []got{{true, 2}, {true, 3}, {false, 0}, {false, 0}, {false, 0}}, gots)
+}
