@@ -47,6 +47,7 @@ type overlapResult struct {
 	abs         string
 	size, mtime int64
 	r           *fileResult // nil: no match
+	seq         int         // its place in the order searched
 }
 
 // startOverlap returns the overlap of a search of q.
@@ -79,6 +80,7 @@ func (o *overlap) found(f walk.File) {
 		d.r = &r
 	}
 	o.mu.Lock()
+	d.seq = len(o.done)
 	o.done = append(o.done, d)
 	o.mu.Unlock()
 }
@@ -98,11 +100,14 @@ func (o *overlap) align(files walk.Files, from int) {
 	if o == nil {
 		return
 	}
-	slices.SortStableFunc(o.done, func(a, b overlapResult) int {
+	slices.SortFunc(o.done, func(a, b overlapResult) int {
 		if c := cmp.Compare(b.mtime, a.mtime); c != 0 {
 			return c
 		}
-		return strings.Compare(a.abs, b.abs)
+		if c := strings.Compare(a.abs, b.abs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
 	})
 	o.at = make([]int32, files.Len()-from)
 	var buf []byte

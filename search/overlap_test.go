@@ -106,6 +106,9 @@ func TestOverlapAlign(t *testing.T) {
 		{abs: "/r/f", size: 1, mtime: 4, r: res(4)}, // the listing has another time
 		{abs: "/r/z", size: 1, mtime: 1, r: res(5)}, // not listed
 	}}
+	for i := range o.done {
+		o.done[i].seq = i
+	}
 	files := walk.FileList{
 		{Abs: "/r/a", Size: 1, ModTime: 9},
 		{Abs: "/r/b", Size: 2, ModTime: 5},

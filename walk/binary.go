@@ -167,11 +167,15 @@ func sniffDecoded(e *textenc.Encoding, body []byte) (binary bool, reason string)
 
 // nonPrintable counts the non-printable bytes of head (which holds no NUL),
 // and of them those that are not part of valid UTF-8 (invalid).
-// Eight bytes at a time that are all printable ASCII, tab or newline (most of
-// any text file) are skipped as one word; any other word is walked byte by
+// Thirty-two or eight bytes at a time that are all printable ASCII, tab or
+// newline (most of any text file) are skipped as one block or word; any other word is walked byte by
 // byte, so the count is exactly that of the byte loop alone.
 func nonPrintable(head []byte, atEOF bool) (bad, invalid int) {
 	for i := 0; i < len(head); {
+		if i+32 <= len(head) && plainBlock(head[i:i+32]) {
+			i += 32
+			continue
+		}
 		if i+8 <= len(head) && plainWord(binary.LittleEndian.Uint64(head[i:])) {
 			i += 8
 			continue
@@ -207,17 +211,27 @@ const (
 
 // plainWord reports whether all eight bytes of w are printable ASCII
 // (0x20..0x7e), tab or newline. Each lane test is exact: with no high bit
-// set, adding at most 0x7f to a lane never carries into the next one.
+// set, adding at most 0x77 to a lane never carries into the next one.
 func plainWord(w uint64) bool {
-	if w&lanesHi != 0 {
-		return false // a byte ≥ 0x80
+	return w&lanesHi == 0 && plainBits(w) == lanesHi
+}
+
+// plainBits returns, for a word with no high bit set, the lanes' high
+// bits set where the byte is printable ASCII, tab or newline.
+func plainBits(w uint64) uint64 {
+	printable := (w + 0x60*lanes01) &^ (w + 0x01*lanes01) // lane ≥ 0x20 and not DEL
+	tabNL := (w + 0x77*lanes01) &^ (w + 0x75*lanes01)     // lane is 0x09 or 0x0a
+	return (printable | tabNL) & lanesHi
+}
+
+// plainBlock reports whether the 32 bytes of b are all plain (plainWord).
+func plainBlock(b []byte) bool {
+	w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	w2, w3 := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+	if (w0|w1|w2|w3)&lanesHi != 0 {
+		return false
 	}
-	ge20 := (w + 0x60*lanes01) & lanesHi                   // lane ≥ 0x20
-	not09 := (w ^ 0x09*lanes01) + 0x7f*lanes01             // lane != '\t' (its high bit)
-	not0a := (w ^ 0x0a*lanes01) + 0x7f*lanes01             // lane != '\n'
-	not7f := ((w ^ 0x7f*lanes01) + 0x7f*lanes01) & lanesHi // lane != DEL
-	ok := (ge20 | ^(not09 & not0a)) & not7f                // high bits: printable, tab or newline
-	return ok == lanesHi
+	return plainBits(w0)&plainBits(w1)&plainBits(w2)&plainBits(w3) == lanesHi
 }
 
 func allowedControl(b byte) bool {

@@ -46,6 +46,19 @@ func TestPlainWordEveryByte(t *testing.T) {
 	}
 }
 
+// TestPlainBlockEveryByte: a block of 32 bytes is plain exactly when each
+// of its bytes is, whatever byte stands in whatever position.
+func TestPlainBlockEveryByte(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		want := b == '\t' || b == '\n' || (b >= 0x20 && b < 0x7f)
+		for pos := 0; pos < 32; pos++ {
+			block := bytes.Repeat([]byte("a\tb\n"), 8)
+			block[pos] = byte(b)
+			require.Equal(t, want, plainBlock(block), "byte %#x at %d", b, pos)
+		}
+	}
+}
+
 func TestNonPrintableMatchesByteLoop(t *testing.T) {
 	tests := []struct {
 		name string

@@ -95,3 +95,15 @@ func BenchmarkSniff(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSniffASCII sniffs the start of an ASCII source file (tabs,
+// newlines), the common case of a source tree.
+func BenchmarkSniffASCII(b *testing.B) {
+	head := []byte(strings.Repeat("\tif (err < 0)\n\t\treturn dev_err_probe(dev, err, \"no clock\");\n", 80))[:4096]
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if bin, _ := Sniff(head, false); bin {
+			b.Fatal("text sniffed as binary")
+		}
+	}
+}
