@@ -85,25 +85,22 @@ func BenchmarkWalkIgnoredTree(b *testing.B) {
 	}
 }
 
-// BenchmarkSniff measures the binary sniff of a text head of SniffBytes.
+// BenchmarkSniff sniffs the start of a source file: with a non-ASCII
+// letter on every line, and all ASCII with tabs and newlines (the common
+// case of a source tree).
 func BenchmarkSniff(b *testing.B) {
-	head := []byte(strings.Repeat("func main() { fmt.Println(\"héllo\") }\n", 120))[:4096]
-	b.SetBytes(int64(len(head)))
-	for b.Loop() {
-		if bin, _ := Sniff(head, false); bin {
-			b.Fatal("text sniffed as binary")
-		}
-	}
-}
-
-// BenchmarkSniffASCII sniffs the start of an ASCII source file (tabs,
-// newlines), the common case of a source tree.
-func BenchmarkSniffASCII(b *testing.B) {
-	head := []byte(strings.Repeat("\tif (err < 0)\n\t\treturn dev_err_probe(dev, err, \"no clock\");\n", 80))[:4096]
-	b.SetBytes(int64(len(head)))
-	for b.Loop() {
-		if bin, _ := Sniff(head, false); bin {
-			b.Fatal("text sniffed as binary")
-		}
+	for _, c := range []struct{ name, line string }{
+		{"utf8", "func main() { fmt.Println(\"héllo\") }\n"},
+		{"ascii", "\tif (err < 0)\n\t\treturn dev_err_probe(dev, err, \"no clock\");\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			head := []byte(strings.Repeat(c.line, 120))[:4096]
+			b.SetBytes(int64(len(head)))
+			for b.Loop() {
+				if bin, _ := Sniff(head, false); bin {
+					b.Fatal("text sniffed as binary")
+				}
+			}
+		})
 	}
 }
