@@ -159,7 +159,7 @@ func coveredBy(n *dirNode, set map[*dirNode]bool) bool {
 // walk the whole root; t.mu held.
 func (t *Table) rewalk(ctx context.Context, s *scope, p pending) error {
 	if s == nil {
-		err := t.rebuild(ctx, nil)
+		err := t.rebuild(ctx, listener{})
 		if err != nil && t.state == stateLive {
 			if ctx.Err() == nil {
 				t.gone(err.Error())

@@ -394,3 +394,34 @@ func TestTableUnreliableMountBelowRoot(t *testing.T) {
 	require.Contains(t, l.text(), "test-fs")
 	require.Contains(t, l.text(), mnt)
 }
+
+// TestTableOpen checks that the build hands Query.Open every file of the
+// answer, opened by the walk (a descriptor ≥ 0) when the query lists the
+// whole root, and by path (-1) when it keeps only some files: the walk
+// would open files the answer leaves out.
+func TestTableOpen(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		root := tree(t, map[string]string{".gitignore": "*.log\n", "a/x.go": "1", "a/y.log": "", "a/b/z.go": "22", "c/w.txt": ""})
+		tab := newTable(root, (&recLog{}).logf)
+		t.Cleanup(tab.Close)
+		var mu sync.Mutex
+		var opened []walk.File
+		var fds []int
+		q := Query{Start: root, Found: func(walk.File) { t.Error("Found called with Open set") }, Open: func(f walk.File, fd int) {
+			mu.Lock()
+			defer mu.Unlock()
+			opened, fds = append(opened, f), append(fds, fd)
+		}}
+		if keep {
+			q.Keep = func(rel, name string) bool { return strings.HasSuffix(name, ".go") }
+		}
+		files, ok, err := tab.List(context.Background(), q)
+		require.NoError(t, err)
+		require.True(t, ok)
+		walk.SortNewestFirst(opened)
+		require.Equal(t, all(files), opened, "keep %v", keep)
+		for _, fd := range fds {
+			require.Equal(t, keep, fd < 0, "keep %v: descriptor %d", keep, fd)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func (t *Table) saveOnce(apply bool) (done bool, err error) {
 	t.mu.Lock()
 	if t.state == stateLive {
 		if apply {
-			err = t.ready(context.Background(), nil)
+			err = t.ready(context.Background(), listener{})
 		} else if err = t.w.drain(t.record); err != nil || !t.pend.empty() {
 			t.mu.Unlock()
 			return true, nil // the next listing handles a drain error

@@ -33,7 +33,7 @@ type scope struct {
 	present map[string]bool     // rel of every other directory the walk reached
 	err     error               // a reason the table cannot go on (watch limit, unreliable fs)
 
-	found func(walk.File) // walk.Options.Found of a build, or nil
+	found listener // the caller's of a build, or none
 
 	excl map[string][]walk.Exclusion // by directory rel: what the rules excluded (s.mu)
 }
@@ -155,7 +155,9 @@ func (s *scope) exclude(dirRel string, x walk.Exclusion) {
 // run walks the root. The root's own node is prepared by the caller when all
 // is set.
 func (s *scope) run(ctx context.Context) ([]walk.File, error) {
-	files, err := walk.Walk(ctx, walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Found: s.found, Exclude: s.exclude, Unsorted: true})
+	opts := walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Exclude: s.exclude, Unsorted: true}
+	s.found.options(&opts)
+	files, err := walk.Walk(ctx, opts)
 	if s.err != nil {
 		return nil, s.err
 	}

@@ -55,7 +55,7 @@ func (s *Set) ReportTo(r *progress.Reporter) { s.reporter = r }
 // its arguments; opts.Workers is ignored when the table answers.
 func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	if s != nil && s.roots[opts.Boundary] {
-		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Excluded: opts.Excluded})
+		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Open: opts.Open, Excluded: opts.Excluded})
 		if err != nil || ok {
 			return files, err
 		}

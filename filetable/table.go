@@ -121,6 +121,11 @@ type Query struct {
 	// and it may receive files the answer then leaves out (when ok is
 	// false); the answer is authoritative.
 	Found func(walk.File)
+	// Open, when set, is Found for a caller that reads each file, as
+	// walk.Options.Open is: fd is open on the file (closed when Open
+	// returns) when the walk that fills the table could open it for the
+	// query, else -1. Found is not called when Open is set.
+	Open func(f walk.File, fd int)
 }
 
 // List returns what walk.Walk(ctx, walk.Options{Start: q.Start, Boundary:
@@ -133,7 +138,7 @@ type Query struct {
 // to date.
 func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
 	t.mu.Lock()
-	err = t.ready(ctx, foundAdapter(t.root, q))
+	err = t.ready(ctx, listenerOf(t.root, q))
 	t.log.Flush()
 	t.scheduleSave()
 	live := t.state == stateLive
@@ -231,7 +236,7 @@ func (t *Table) release() {
 }
 
 // ready builds the table or brings it up to date; t.mu held.
-func (t *Table) ready(ctx context.Context, found func(walk.File)) error {
+func (t *Table) ready(ctx context.Context, found listener) error {
 	switch t.state {
 	case stateNew:
 		return t.build(ctx, found)
@@ -282,7 +287,7 @@ func (t *Table) turnOff(why string) {
 
 // build makes the watcher, watches what lies outside the tree, walks the
 // root and starts the event reader; t.mu held.
-func (t *Table) build(ctx context.Context, found func(walk.File)) error {
+func (t *Table) build(ctx context.Context, found listener) error {
 	if fs := fsUnreliable(t.root); fs != "" {
 		t.turnOff((&errUnreliable{dir: t.root, fs: fs}).Error())
 		return nil
@@ -311,7 +316,7 @@ func (t *Table) build(ctx context.Context, found func(walk.File)) error {
 
 // walkFirst builds the tree with a walk of the whole root and makes the
 // table live; t.mu held.
-func (t *Table) walkFirst(ctx context.Context, w *watcher, found func(walk.File)) error {
+func (t *Table) walkFirst(ctx context.Context, w *watcher, found listener) error {
 	if err := t.rebuild(ctx, found); err != nil {
 		w.close()
 		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
@@ -347,7 +352,7 @@ func (t *Table) goLive(ctx context.Context, w *watcher, loaded bool) error {
 // rebuild walks the whole root into a fresh tree; t.mu held. It turns the
 // table off (and returns nil) when a limit or the file system forbids a
 // table.
-func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
+func (t *Table) rebuild(ctx context.Context, found listener) error {
 	t.stats.Builds++
 	// Watch what lies outside the tree again: a git dir's info/ may have
 	// appeared since the last build.
@@ -388,35 +393,62 @@ func (t *Table) rebuild(ctx context.Context, found func(walk.File)) error {
 	return nil
 }
 
-// counted returns found (which may be nil) counting each file on meter;
-// found itself when there is no meter.
-func counted(found func(walk.File), meter *progress.Meter) func(walk.File) {
+// listener is what a listing's caller is given of the files the walk
+// that fills the table finds (Query.Found and Query.Open): fn sees each,
+// with a descriptor open on it when opens (walk.Options.Open), else -1.
+type listener struct {
+	fn    func(walk.File, int)
+	opens bool
+}
+
+// counted returns l counting each file on meter; l itself when there is
+// no meter.
+func counted(l listener, meter *progress.Meter) listener {
 	if meter == nil {
-		return found
+		return l
 	}
-	return func(f walk.File) {
+	fn := l.fn
+	l.fn = func(f walk.File, fd int) {
 		meter.Add(1)
-		if found != nil {
-			found(f)
+		if fn != nil {
+			fn(f, fd)
 		}
+	}
+	return l
+}
+
+// options sets the Found or Open of a walk that reports to l.
+func (l listener) options(opts *walk.Options) {
+	switch {
+	case l.fn == nil:
+	case l.opens:
+		opts.Open = l.fn
+	default:
+		fn := l.fn
+		opts.Found = func(f walk.File) { fn(f, -1) }
 	}
 }
 
-// foundAdapter turns q.Found into the Found of a walk of root: files below
-// q.Start that q.Keep keeps, with paths relative to q.Start.
-func foundAdapter(root string, q Query) func(walk.File) {
-	if q.Found == nil {
-		return nil
+// listenerOf turns q.Found or q.Open into the listener of a walk of root:
+// files below q.Start that q.Keep keeps, with paths relative to q.Start.
+// The walk opens files for q.Open only when q lists the whole root as it
+// is walked (no Keep): it would open files the query leaves out.
+func listenerOf(root string, q Query) listener {
+	switch {
+	case q.Open != nil && q.Start == root && q.Keep == nil:
+		return listener{fn: q.Open, opens: true}
+	case q.Open == nil && q.Found == nil:
+		return listener{}
 	}
 	prefix := ""
 	if q.Start != root {
 		rel, ok := strings.CutPrefix(q.Start, root+"/")
 		if !ok {
-			return nil
+			return listener{}
 		}
 		prefix = rel + "/"
 	}
-	return func(f walk.File) {
+	return listener{fn: func(f walk.File, fd int) {
 		rel, ok := strings.CutPrefix(f.Rel, prefix)
 		if !ok {
 			return
@@ -424,8 +456,13 @@ func foundAdapter(root string, q Query) func(walk.File) {
 		if q.Keep != nil && !q.Keep(rel, rel[strings.LastIndexByte(rel, '/')+1:]) {
 			return
 		}
-		q.Found(walk.File{Abs: f.Abs, Rel: rel, ModTime: f.ModTime, Size: f.Size})
-	}
+		g := walk.File{Abs: f.Abs, Rel: rel, ModTime: f.ModTime, Size: f.Size}
+		if q.Open != nil {
+			q.Open(g, -1)
+		} else {
+			q.Found(g)
+		}
+	}}
 }
 
 // reader drains events into pending as they come, so the kernel queue does

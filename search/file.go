@@ -24,17 +24,26 @@ type worker struct {
 
 // file searches one file; unreadable and binary files yield an empty result.
 func (g *worker) file(ctx context.Context, f walk.File) fileResult {
+	return g.fileAt(ctx, f, -1)
+}
+
+// fileAt is file of a file the walk may have opened: fd ≥ 0 is open on it
+// (walk.Options.Open; the walk closes it), else the file is opened by its
+// path.
+func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
 		return fileResult{}
 	}
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
 	// cost as much as the search on small files. O_NONBLOCK: should the
 	// path have become a FIFO since the walk, nothing blocks.
-	fd, ok := openRaw(f.Abs)
+	fd, ok := rawFD(open)
 	if !ok {
-		return fileResult{}
+		if fd, ok = openRaw(f.Abs); !ok {
+			return fileResult{}
+		}
+		defer fd.close()
 	}
-	defer fd.close()
 	rd := reader{fd: fd, left: f.Size}
 	if f.Size == 0 { // /proc files report size 0 yet hold text: read to EOF (SPEC §4)
 		rd.left = limits.UnsizedFileMaxBytes

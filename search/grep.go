@@ -101,7 +101,7 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 	var o *overlap
 	if !resuming && (q.Narrows == nil || !q.Narrows()) {
 		o = startOverlap(ctx, q)
-		opts.Found = o.found
+		opts.Open = o.open
 	}
 	files, err := q.List.list(ctx, opts)
 	if o != nil {

@@ -57,13 +57,14 @@ func startOverlap(ctx context.Context, q *Query) *overlap {
 	return o
 }
 
-// found is walk.Options.Found: it searches f on the walk's goroutine.
-func (o *overlap) found(f walk.File) {
+// open is walk.Options.Open: it searches f (fd: open on it, or -1) on the
+// walk's goroutine.
+func (o *overlap) open(f walk.File, fd int) {
 	if o.entries.Load() > int64(o.q.Offset+o.q.HeadLimit) {
 		return
 	}
 	g := o.workers.Get().(*worker)
-	r := g.file(o.ctx, f)
+	r := g.fileAt(o.ctx, f, fd)
 	o.workers.Put(g)
 	if o.ctx.Err() != nil {
 		return // a cancelled search's result is empty, not true

@@ -42,7 +42,7 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 	m, err := Compile("needle", false, false)
 	require.NoError(t, err)
 	ordered := func(ctx context.Context, opts walk.Options) (walk.Files, error) {
-		opts.Found = nil
+		opts.Found, opts.Open = nil, nil
 		files, err := walk.Walk(ctx, opts)
 		return walk.FileList(files), err
 	}
@@ -79,7 +79,7 @@ func TestOverlapLeftToTheIndex(t *testing.T) {
 		q := Query{Mode: Count, Matcher: m, HeadLimit: limits.GrepDefaultHeadLimit, ChunkBytes: limits.SearchLineChunkBytes,
 			Narrows: func() bool { return narrows },
 			List: func(ctx context.Context, opts walk.Options) (walk.Files, error) {
-				found = opts.Found != nil
+				found = opts.Open != nil
 				files, err := walk.Walk(ctx, opts)
 				return walk.FileList(files), err
 			}}

@@ -16,6 +16,9 @@ func openRaw(abs string) (rawFile, bool) {
 	return rawFile(fd), err == nil
 }
 
+// rawFD returns the open descriptor fd as a rawFile; false for -1.
+func rawFD(fd int) (rawFile, bool) { return rawFile(fd), fd >= 0 }
+
 func (f rawFile) close() { _ = unix.Close(int(f)) }
 
 // read reads into p, retrying on EINTR.

@@ -21,6 +21,10 @@ func openRaw(abs string) (rawFile, bool) {
 	return rawFile{f}, err == nil
 }
 
+// rawFD reports false: the walk opens no file on Windows (its
+// Options.Open gets -1).
+func rawFD(int) (rawFile, bool) { return rawFile{}, false }
+
 func (f rawFile) close() { _ = f.f.Close() }
 
 // read reads into p; end of file is (0, nil), as read(2) reports it.

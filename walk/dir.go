@@ -21,7 +21,9 @@ type fileStat struct {
 // dir_unix.go with readdir, dir_windows.go with FindFirstFile through
 // os.ReadDir) is one open directory. openDir never follows a symlink at abs;
 // list appends the entries ("." and ".." left out) to ents, using buf where
-// the platform reads raw records; stat never follows a symlink at name.
+// the platform reads raw records; stat never follows a symlink at name;
+// open opens a regular file for reading through the directory and stats
+// it through its descriptor (Unix; elsewhere it opens nothing).
 
 // appendEntries appends des to ents, with their types mapped.
 func appendEntries(ents []dirent, des []fs.DirEntry) []dirent {

@@ -53,3 +53,5 @@ func direntType(t uint8) uint8 {
 }
 
 func (d dirHandle) stat(name string) (fileStat, bool) { return fstatat(int(d), name) }
+
+func (d dirHandle) open(name string) (int, fileStat, bool) { return openAt(int(d), name) }

@@ -24,3 +24,5 @@ func (d dirHandle) list(_ []byte, ents []dirent) []dirent {
 }
 
 func (d dirHandle) stat(name string) (fileStat, bool) { return fstatat(int(d.f.Fd()), name) }
+
+func (d dirHandle) open(name string) (int, fileStat, bool) { return openAt(int(d.f.Fd()), name) }

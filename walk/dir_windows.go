@@ -25,6 +25,12 @@ func (d dirHandle) list(_ []byte, ents []dirent) []dirent {
 	return appendEntries(ents, des)
 }
 
+// open opens nothing: there is no directory descriptor to open relative
+// to, so Options.Open gets -1 and the caller opens the file by its path.
+func (dirHandle) open(string) (int, fileStat, bool) { return -1, fileStat{}, false }
+
+func closeFD(int) {}
+
 func (d dirHandle) stat(name string) (fileStat, bool) {
 	fi, err := os.Lstat(filepath.Join(d.abs, name))
 	if err != nil {
