@@ -361,3 +361,36 @@ func TestMCPBuildLog(t *testing.T) {
 	}
 	require.Equal(t, []string{"begin 0 files listed", "end 300 of 300 files"}, kinds)
 }
+
+// TestFirstGrepAnswersBeforeTheIndexBuild (issue 35): the first grep of a
+// root on a fresh data dir does only what a grep without an index does —
+// the content index build it asks for starts once the grep has answered:
+// the server asks to create the build's progress token only after the
+// grep's reply, and the build then runs to its end. The answer is the one
+// a server that never builds gives (its data dir cannot hold an index).
+//
+// Checks SPEC §12.
+func TestFirstGrepAnswersBeforeTheIndexBuild(t *testing.T) {
+	root := progressTree(t, 4000, 8*1024)
+	s := start(t, withRoot(root), withWorkDoneProgress())
+	c := answerCreates(s, 0, func(json.RawMessage) map[string]any { return map[string]any{"result": nil} })
+	defer c.close()
+	noIndex := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.WriteFile(noIndex, nil, 0o600)) // a file where the data dir would be
+	plain := start(t, withRoot(root), withDataDir(noIndex))
+
+	grep := map[string]any{"pattern": "pm_resume1[0-9]", "outputMode": "count"}
+	got := s.call(t, "tools/grep", grep)
+	reply := -1
+	for i, f := range s.frames() {
+		if f.Method == "" && f.ID != nil && f.Result != nil && compact(f.Result) == compact(got) {
+			reply = i
+		}
+	}
+	require.GreaterOrEqual(t, reply, 0, "the grep's reply is among the frames")
+	waitFor(t, "the end of the index build's progress", func() bool { return ended(t, s, "Indexing "+root) })
+	index := byTitle(workDones(t, s), "Indexing "+root)
+	require.NotNil(t, index)
+	require.Greater(t, index.created, reply, "the build's progress is created after the grep's reply (frame %d), not at frame %d", reply, index.created)
+	require.Equal(t, string(plain.call(t, "tools/grep", grep)), string(got))
+}
