@@ -57,7 +57,8 @@
 // # When there is no table
 //
 // A root on a file system whose events are unreliable (NFS, CIFS/SMB, FUSE,
-// 9p, overlay, Ceph, AFS, Coda; told by statfs) gets no table. An inotify
+// 9p, overlay, Ceph, AFS, Coda; told by statfs of the root and of each
+// mount point below it, which /proc/self/mountinfo lists) gets no table. An inotify
 // queue overflow re-walks the whole root; running out of watches
 // (fs.inotify.max_user_watches) or inotify instances turns the table off for
 // the root. Each of these is logged, and listings then return ok=false so the
