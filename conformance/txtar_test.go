@@ -356,6 +356,9 @@ func runTxtar(t *testing.T, file string) {
 	}
 
 	vars := strings.NewReplacer("${ROOT}", root, "${DATA}", dataDir, "${SESSION}", txtarSessionID)
+	if winePaths { // raw frames are sent as they are: the Z: paths, JSON-escaped
+		vars = strings.NewReplacer("${ROOT}", string(toWine([]byte(root))), "${DATA}", string(toWine([]byte(dataDir))), "${SESSION}", txtarSessionID)
+	}
 	n := &normaliser{
 		paths:    strings.NewReplacer(root, "$ROOT", dataDir, "$DATA"),
 		methodOf: map[string]string{},
