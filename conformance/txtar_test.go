@@ -311,6 +311,9 @@ func TestTxtar(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			if name := filepath.Base(file); winePaths && (strings.HasPrefix(name, "bash_") || strings.HasPrefix(name, "process_")) {
+				t.Skip("Windows mode: the case runs bash syntax and coreutils (" + whyBash + ")")
+			}
 			t.Parallel()
 			runTxtar(t, file)
 		})
@@ -356,9 +359,6 @@ func runTxtar(t *testing.T, file string) {
 	}
 
 	vars := strings.NewReplacer("${ROOT}", root, "${DATA}", dataDir, "${SESSION}", txtarSessionID)
-	if winePaths { // raw frames are sent as they are: the Z: paths, JSON-escaped
-		vars = strings.NewReplacer("${ROOT}", string(toWine([]byte(root))), "${DATA}", string(toWine([]byte(dataDir))), "${SESSION}", txtarSessionID)
-	}
 	n := &normaliser{
 		paths:    strings.NewReplacer(root, "$ROOT", dataDir, "$DATA"),
 		methodOf: map[string]string{},
@@ -383,6 +383,9 @@ func runTxtar(t *testing.T, file string) {
 		lastExit = st.meth == "exit" && st.wait == ""
 		before := len(s.frames())
 		b := []byte(vars.Replace(string(st.bytes)))
+		if s.wine { // raw bytes skip writeMsg's mapping
+			b = toWine(b)
+		}
 		if st.frame {
 			b = rawFrame(string(b))
 		}

@@ -30,19 +30,31 @@ var wineTmp = filepath.Clean(os.TempDir())
 var (
 	// unixPathRe is a path below wineTmp in JSON text, or its file:// URI.
 	unixPathRe = regexp.MustCompile(`(file://)?` + regexp.QuoteMeta(wineTmp) + `(?:/[^\s"'\\,;)\]}]*)?`)
+	// unixPathParamRe is a "path" param holding another absolute Unix
+	// path ("/etc", "/"), which on Windows means the same place on drive Z:.
+	unixPathParamRe = regexp.MustCompile(`"path":"/[^"\\]*"`)
 	// winPathRe is a Z: path in JSON text (separators escaped as `\\`; a
 	// part after a '/' stays in), or the drive of a file:///Z:/ URI.
 	winPathRe = regexp.MustCompile(`file:///[Zz]:/|[Zz]:(?:\\\\[^\\"\s*?<>|:]*)+`)
 )
 
-// toWine maps the Unix paths below wineTmp in the JSON text b to Z: paths.
+// toWine maps the Unix paths below wineTmp in the JSON text b, and "path"
+// params holding any absolute Unix path, to Z: paths.
 func toWine(b []byte) []byte {
-	return unixPathRe.ReplaceAllFunc(b, func(m []byte) []byte {
+	b = unixPathRe.ReplaceAllFunc(b, func(m []byte) []byte {
 		if p, ok := bytes.CutPrefix(m, []byte("file://")); ok {
 			return append([]byte("file:///Z:"), p...)
 		}
-		return append([]byte("Z:"), bytes.ReplaceAll(m, []byte("/"), []byte(`\\`))...)
+		return zPath(m)
 	})
+	return unixPathParamRe.ReplaceAllFunc(b, func(m []byte) []byte {
+		return append(append([]byte(`"path":"`), zPath(m[len(`"path":"`):len(m)-1])...), '"')
+	})
+}
+
+// zPath is the Unix path p as a Z: path in JSON text.
+func zPath(p []byte) []byte {
+	return append([]byte("Z:"), bytes.ReplaceAll(p, []byte("/"), []byte(`\\`))...)
 }
 
 // fromWine maps the Z: paths in the JSON text b back to Unix paths.
@@ -58,16 +70,22 @@ func fromWine(b []byte) []byte {
 	})
 }
 
-// wineEnv maps the values of the KEY=VALUE pairs kv that are paths below
-// wineTmp to Z: paths.
+// wineEnv maps the values of the KEY=VALUE pairs kv (or the arguments)
+// that are paths below wineTmp to Z: paths.
 func wineEnv(kv []string) []string {
 	out := make([]string, len(kv))
 	for i, e := range kv {
-		k, v, _ := strings.Cut(e, "=")
-		if v == wineTmp || strings.HasPrefix(v, wineTmp+"/") {
-			e = k + "=" + winePath(v)
+		k, v, ok := strings.Cut(e, "=")
+		if !ok {
+			k, v = "", e
 		}
-		out[i] = e
+		if v == wineTmp || strings.HasPrefix(v, wineTmp+"/") {
+			v = winePath(v)
+		}
+		if ok {
+			v = k + "=" + v
+		}
+		out[i] = v
 	}
 	return out
 }
@@ -83,9 +101,12 @@ func TestWinePathMapping(t *testing.T) {
 	out := `{"rootUri":"file://` + dir + `","path":"` + dir + `/a b.txt","command":"cat ` + dir + `/x\n","other":"/etc/passwd"}`
 	win := `{"rootUri":"file:///Z:` + dir + `","path":"Z:` + strings.ReplaceAll(dir, "/", `\\`) + `\\a b.txt","command":"cat Z:` + strings.ReplaceAll(dir, "/", `\\`) + `\\x\n","other":"/etc/passwd"}`
 	require.Equal(t, win, string(toWine([]byte(out))))
+	require.Equal(t, `{"path":"Z:\\etc\\passwd","pattern":"/*"}`, string(toWine([]byte(`{"path":"/etc/passwd","pattern":"/*"}`))))
+	require.Equal(t, `{"path":"Z:\\"}`, string(toWine([]byte(`{"path":"/"}`))))
 	in := `{"path":"Z:` + strings.ReplaceAll(dir, "/", `\\`) + `\\sub/c.txt","notice":"z:` + strings.ReplaceAll(dir, "/", `\\`) + `\\.gitignore:3 /*\n","uri":"file:///Z:` + dir + `"}`
 	back := `{"path":"` + dir + `/sub/c.txt","notice":"` + dir + `/.gitignore:3 /*\n","uri":"file://` + dir + `"}`
 	require.Equal(t, back, string(fromWine([]byte(in))))
 	require.Equal(t, `Z:\tmp\x`, winePath("/tmp/x"))
 	require.Equal(t, []string{"A=Z:" + strings.ReplaceAll(dir, "/", `\`), "B=/etc"}, wineEnv([]string{"A=" + dir, "B=/etc"}))
+	require.Equal(t, []string{"--root", "Z:" + strings.ReplaceAll(dir, "/", `\`)}, wineEnv([]string{"--root", dir}))
 }
