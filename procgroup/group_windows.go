@@ -262,9 +262,10 @@ var killBackstop = 30 * time.Second
 // Pids returns nil: a job's members are not listed here.
 func (g *Group) Pids() []int { return nil }
 
-// Signal refuses: Windows has no process-group signals.
+// Signal refuses: Windows has no process-group signals. Kill (a process's
+// KILL) terminates the job.
 func (g *Group) Signal(sig syscall.Signal) error {
-	return fmt.Errorf("signal %v: %w", sig, errors.ErrUnsupported)
+	return fmt.Errorf("signal %v: Windows has no process-group signals, only KILL: %w", sig, errors.ErrUnsupported)
 }
 
 // Unread returns 0: unread pipe bytes are not counted here.
