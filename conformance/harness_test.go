@@ -217,6 +217,12 @@ func start(t testing.TB, opts ...option) *server {
 		s.cmd.Env = append(s.cmd.Env, launcherEnv+"=1")
 	}
 	s.cmd.Stderr = s.stderr
+	if s.wine {
+		// A Wine process inherits the Unix descriptors of the one that
+		// started it, the server's stderr pipe included: a process the
+		// server failed to kill would hold it open, and Wait with it.
+		s.cmd.WaitDelay = wineWaitDelay
+	}
 	var err error
 	s.stdin, err = s.cmd.StdinPipe()
 	require.NoError(t, err)

@@ -278,8 +278,8 @@ func TestWine_TreeKill(t *testing.T) {
 // the PE helper as the shell, its tree in a Job Object; exit with its code,
 // idle, pattern, the log and cursors, input by §13.1's fallback (output
 // rested after a line without a newline: promptConfidence "low") answered
-// with write; KILL leaves no process in Wine's process list; pty mode is
-// refused, naming pipe mode.
+// with write; KILL leaves no process in Wine's process list; TERM is
+// refused (no process-group signals), and so is pty mode, naming pipe mode.
 func TestWine_Processes(t *testing.T) {
 	w := useWine(t)
 	tr := newWineTree(t, w)
@@ -335,7 +335,12 @@ func TestWine_Processes(t *testing.T) {
 	require.Equal(t, "exited", k.State)
 	require.Equal(t, 0, tr.alive(t), "KILL leaves no process of the tree")
 
-	e := s.callErr(t, "tools/process/start", map[string]any{"command": "echo x", "mode": "pty"})
+	r = call("start", map[string]any{"command": "sleep 60", "wait": wait(0)})
+	e := s.callErr(t, "tools/process/signal", map[string]any{"id": r.ID, "signal": "TERM"})
+	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
+	require.Contains(t, e.Message, "only KILL")
+
+	e = s.callErr(t, "tools/process/start", map[string]any{"command": "echo x", "mode": "pty"})
 	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
 	require.Contains(t, e.Message, `use mode "pipe"`)
 }

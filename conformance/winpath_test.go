@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,6 +24,10 @@ import (
 // winePaths is set in the suite that TestWine_Suite re-runs (transportEnv
 // "wine"); the Wine tests of the Linux run set it for their own servers.
 var winePaths = os.Getenv(transportEnv) == "wine"
+
+// wineWaitDelay bounds how long a Wine server's Wait waits for its stderr
+// to close once it has exited: a backstop, not a timing.
+const wineWaitDelay = 10 * time.Second
 
 // wineTmp is the temporary directory whose paths are mapped.
 var wineTmp = filepath.Clean(os.TempDir())
