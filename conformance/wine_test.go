@@ -419,3 +419,22 @@ func skipOnWine(t *testing.T, why string) {
 		t.Skip("Windows mode: " + why)
 	}
 }
+
+// TestWine_WindowsUnitTests cross-builds the Windows-only unit tests of the
+// packages that have them and runs them under Wine: procgroup's bash lookup
+// (each install place named once in the bash-missing message).
+//
+// Checks SPEC §6 on Windows.
+func TestWine_WindowsUnitTests(t *testing.T) {
+	w := setupWine(t)
+	exe := filepath.Join(t.TempDir(), "procgroup.test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, "github.com/toolrpc/toolrpc/procgroup")
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	run := exec.Command("wine", exe, "-test.run", "^TestFindBashNamesEachPlaceOnce$", "-test.v")
+	run.Env = append(os.Environ(), w.env...)
+	out, err = run.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestFindBashNamesEachPlaceOnce", "%s", out)
+}
