@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // ErrNotFound is returned by Load for a checkpoint that was never saved.
@@ -147,7 +148,13 @@ func writeTemp(dir, id string, data []byte) (string, error) {
 }
 
 // syncDir fsyncs a directory so renames and creations in it are durable.
+// On Windows it does nothing: FlushFileBuffers on a directory opened for
+// reading is "Access denied" (issue 34 B), and NTFS journals the metadata
+// a rename or creation changes.
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)

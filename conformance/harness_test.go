@@ -80,6 +80,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	stopWine()
 	cleanup()
 	os.Exit(code)
 }
@@ -154,6 +155,7 @@ type server struct {
 	schemas  schemaCheck
 	exited   chan struct{}
 	exitErr  error
+	wine     bool // Windows mode: paths mapped (winepath_test.go)
 }
 
 type lockedBuffer struct {
@@ -199,17 +201,28 @@ func start(t testing.TB, opts ...option) *server {
 		methods:  map[string]string{},
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
+		wine:     winePaths,
 	}
 	s.cmd = exec.Command(bin, o.args...)
 	if o.hostAncestor {
 		s.cmd = exec.Command(os.Args[0], append([]string{bin}, o.args...)...)
 	}
 	s.cmd.Dir = o.root
-	s.cmd.Env = append(append(os.Environ(), o.env...), transportEnvFor(o.env)...)
+	env := o.env
+	if s.wine {
+		env = wineEnv(env)
+	}
+	s.cmd.Env = append(append(os.Environ(), env...), transportEnvFor(env)...)
 	if o.hostAncestor {
 		s.cmd.Env = append(s.cmd.Env, launcherEnv+"=1")
 	}
 	s.cmd.Stderr = s.stderr
+	if s.wine {
+		// A Wine process inherits the Unix descriptors of the one that
+		// started it, the server's stderr pipe included: a process the
+		// server failed to kill would hold it open, and Wait with it.
+		s.cmd.WaitDelay = wineWaitDelay
+	}
 	var err error
 	s.stdin, err = s.cmd.StdinPipe()
 	require.NoError(t, err)
@@ -326,6 +339,9 @@ func (s *server) dispatch(body []byte) {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`
 	}
+	if s.wine {
+		body = fromWine(body)
+	}
 	f := &frame{Raw: append(json.RawMessage(nil), body...)}
 	if err := json.Unmarshal(body, &m); err == nil {
 		f.ID, f.Method, f.Params, f.Result, f.Error = m.ID, m.Method, m.Params, m.Result, m.Error
@@ -375,6 +391,9 @@ func (s *server) writeMsg(msg any) {
 			s.mu.Unlock()
 		}
 	}
+	if s.wine {
+		b = toWine(b)
+	}
 	s.writeRaw(rawFrame(string(b)))
 }
 
@@ -406,6 +425,12 @@ func (s *server) writeRaw(b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, _ = s.stdin.Write(b)
+	if s.wine && bytes.Contains(b, []byte(`"method":"exit"`)) {
+		// Wine's, not the server's: under Wine 8 the server does not end
+		// after exit until its stdin closes, because CancelIoEx does not
+		// interrupt a blocked pipe read (real Windows does; golang/go#28477).
+		_ = s.stdin.Close()
+	}
 }
 
 func (s *server) sendRaw(method string, params any) json.RawMessage {

@@ -50,11 +50,15 @@ func mcpStart(t testing.TB, o mcpOptions) *mcpServer {
 	for _, r := range o.roots {
 		args = append(args, "--root", r)
 	}
+	env := o.env
+	if winePaths {
+		args, env = wineEnv(args), wineEnv(env)
+	}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Dir = o.dir
-	s.cmd.Env = append(os.Environ(), o.env...)
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stderr = s.stderr
-	s.rec = &recorder{inner: &mcp.CommandTransport{Command: s.cmd, TerminateDuration: replyWait}}
+	s.rec = &recorder{inner: &mcp.CommandTransport{Command: s.cmd, TerminateDuration: replyWait}, wine: winePaths}
 	copts := &mcp.ClientOptions{}
 	if o.noRootsCap {
 		copts.Capabilities = &mcp.ClientCapabilities{}
@@ -174,6 +178,7 @@ type recorder struct {
 	log     []recorded
 	calls   map[jsonrpc.ID]string // tools/call request id -> tool method, for the schema check
 	schemas schemaCheck
+	wine    bool // Windows mode: paths mapped (winepath_test.go)
 }
 
 func (r *recorder) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -203,6 +208,9 @@ type recordingConn struct {
 
 func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if err == nil && c.r.wine {
+		wineMap(msg, fromWine)
+	}
 	if err == nil {
 		c.r.add(false, msg)
 		if res, ok := msg.(*jsonrpc.Response); ok {
@@ -227,7 +235,20 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.r.mu.Unlock()
 		}
 	}
+	if c.r.wine {
+		wineMap(msg, toWine)
+	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// wineMap maps the paths in msg's params or result with f (Windows mode).
+func wineMap(msg jsonrpc.Message, f func([]byte) []byte) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		m.Params = f(m.Params)
+	case *jsonrpc.Response:
+		m.Result = f(m.Result)
+	}
 }
 
 // checkResult holds a tools/call result's structuredContent to its tool's

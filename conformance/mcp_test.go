@@ -421,6 +421,7 @@ func TestMCP_Criteria(t *testing.T) {
 	lsp, m := both(t)
 	root := lsp.Root
 	t.Run("01 bash oversize spilled", func(t *testing.T) {
+		skipOnWine(t, whyBash)
 		res, sc := sameAsLSP(t, lsp, m, "bash", map[string]any{"command": "seq 100000"})
 		r := decode[bashRes](t, sc)
 		require.NotNil(t, r.StdoutInfo.Spill)
@@ -430,6 +431,7 @@ func TestMCP_Criteria(t *testing.T) {
 		require.Greater(t, len(spilled), len(r.Stdout))
 	})
 	t.Run("02 bash stderr keeps its tail", func(t *testing.T) {
+		skipOnWine(t, whyBash)
 		res, sc := sameAsLSP(t, lsp, m, "bash", map[string]any{"command": "seq 100000 >&2"})
 		r := decode[bashRes](t, sc)
 		require.True(t, strings.HasPrefix(r.Stderr, "[truncated: kept the last 4000 of 100000 lines"))
@@ -510,6 +512,7 @@ func criteria05to08(t *testing.T, lsp *server, m *mcpServer) {
 
 func criteria09to12(t *testing.T, lsp *server, m *mcpServer) {
 	t.Run("09 truncated results are valid UTF-8", func(t *testing.T) {
+		skipOnWine(t, whyBash)
 		res, sc := sameAsLSP(t, lsp, m, "bash", map[string]any{"command": `printf 'a\377b\n'; printf a; yes é | head -n 60000 | tr -d '\n'`})
 		r := decode[bashRes](t, sc)
 		require.True(t, r.Truncated)
@@ -517,6 +520,7 @@ func criteria09to12(t *testing.T, lsp *server, m *mcpServer) {
 		require.True(t, utf8.ValidString(text(res)))
 	})
 	t.Run("10 capture cap above the budget", func(t *testing.T) {
+		skipOnWine(t, whyBash)
 		_, sc := sameAsLSP(t, lsp, m, "bash", map[string]any{"command": "seq 300000"})
 		r := decode[bashRes](t, sc)
 		require.Greater(t, r.StdoutInfo.OmittedBytes, 0)
@@ -526,6 +530,7 @@ func criteria09to12(t *testing.T, lsp *server, m *mcpServer) {
 		require.Greater(t, len(spilled), len(r.Stdout))
 	})
 	t.Run("11 each stream streamed with its own seq", func(t *testing.T) {
+		skipOnWine(t, whyBash)
 		res, sc := m.callTool(t, "bash", map[string]any{"command": "seq 3; seq 4 6 >&2"}, "c11")
 		require.False(t, res.IsError)
 		m.ping(t)

@@ -102,7 +102,7 @@ var helperTests = regexp.MustCompile(`^TestHostDeathHelper$`)
 // remotePID returns the remote server's pid when the suite runs through a
 // transport, else 0 (pid() then uses the local process).
 func remotePID(s *server) int {
-	if os.Getenv(transportEnv) == "" {
+	if tr := os.Getenv(transportEnv); tr == "" || tr == "wine" { // Wine's process is the local one
 		return 0
 	}
 	return waitRemotePID(s, replyWait)

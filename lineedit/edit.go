@@ -173,6 +173,11 @@ func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, 
 	if err := ctx.Err(); err != nil {
 		return applied{}, fmt.Errorf("edit %s: cancelled; the file is unchanged: %w", name, err)
 	}
+	// The source is read; close it before the rename over it. Windows
+	// refuses to rename over a file open without FILE_SHARE_DELETE, which
+	// os.Open does not ask for ("Access denied", issue 34 A). The caller's
+	// deferred Close then fails harmlessly.
+	_ = f.Close()
 	if err := af.Commit(); err != nil {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}

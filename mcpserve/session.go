@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"log"
-	"net/url"
 	"path/filepath"
 	"sync"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/methods"
 	buildprogress "github.com/toolrpc/toolrpc/progress"
+	"github.com/toolrpc/toolrpc/roots"
 )
 
 // rootsInput is the key of the roots/list input request.
@@ -81,19 +81,19 @@ func (st *sessionStarter) built() *methods.Session {
 
 // buildLocked builds the session on roots; its builds are logged to ss
 // (see buildLog).
-func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, roots []string) {
+func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, dirs []string) {
 	if st.done {
 		return
 	}
 	st.done = true
 	p := &protocol.InitializeParams{}
-	for _, r := range roots {
+	for _, r := range dirs {
 		abs, err := filepath.Abs(r)
 		if err != nil {
 			st.err = err
 			return
 		}
-		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
+		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: roots.PathURI(abs), Name: filepath.Base(abs)})
 	}
 	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP,
 		Progress: buildprogress.NewReporter(buildLog{ss})}
@@ -110,14 +110,14 @@ func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, roots []string) {
 // rootPaths returns the paths of the file:// roots; others are logged and
 // skipped.
 func rootPaths(lr *mcp.ListRootsResult) []string {
-	var roots []string
+	var paths []string
 	for _, r := range lr.Roots {
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || u.Path == "" {
+		p, ok := roots.URIPath(r.URI)
+		if !ok {
 			log.Printf("mcp: roots/list: %q is not a file:// URI; skipped", r.URI)
 			continue
 		}
-		roots = append(roots, u.Path)
+		paths = append(paths, p)
 	}
-	return roots
+	return paths
 }

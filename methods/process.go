@@ -406,6 +406,8 @@ func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, er
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: process %s has exited", m, *p.ID)
 	case err != nil && ctx.Err() != nil:
 		return nil, rpc.AsError(fmt.Errorf("%s: cancelled while waiting out graceMs: %w", m, err))
+	case errors.Is(err, errors.ErrUnsupported): // Windows: KILL only
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", m, err)
 	}

@@ -84,11 +84,11 @@ type Process struct {
 // Start starts the process. ctx cancels only the start itself: once Start
 // returns, the process runs until it exits or Kill.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
-	if err := supported(); err != nil {
-		return nil, fmt.Errorf("start %q: %w", spec.Command, err)
-	}
 	if spec.Mode == "" {
 		spec.Mode = Pipe
+	}
+	if err := supported(spec.Mode); err != nil {
+		return nil, fmt.Errorf("start %q: %w", spec.Command, err)
 	}
 	if spec.Cols == 0 {
 		spec.Cols = limits.ProcessDefaultCols

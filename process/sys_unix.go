@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// supported is nil: processes run on every Unix.
-func supported() error { return nil }
+// supported is nil: processes run on every Unix, in both modes.
+func supported(Mode) error { return nil }
 
 // rdevOf returns the device number of f (a pty slave), or 0.
 func rdevOf(f *os.File) uint64 {

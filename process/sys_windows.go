@@ -7,10 +7,16 @@ import (
 	"syscall"
 )
 
-// supported refuses: the process engine needs a Unix process group, signals
-// and a pty, which Windows does not have in that form.
-func supported() error {
-	return fmt.Errorf("%w: processes (SPEC §13) run on Linux and macOS, not Windows; use tools/bash", errors.ErrUnsupported)
+// supported refuses pty mode: Windows gives a process no controlling
+// terminal (a ConPTY is a console the process attaches to, with no
+// foreground process group, and Wine 8 has none to test it on). Pipe mode
+// runs, its tree in a Job Object (procgroup), input detected by SPEC
+// §13.1's fallback.
+func supported(m Mode) error {
+	if m == PTY {
+		return fmt.Errorf(`%w: mode "pty" runs on Linux and macOS, not Windows (no controlling terminal); use mode "pipe"`, errors.ErrUnsupported)
+	}
+	return nil
 }
 
 func rdevOf(*os.File) uint64                    { return 0 }

@@ -93,18 +93,30 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	return g, nil
 }
 
-// bashPlaces are where Git for Windows and MSYS2 install bash.exe.
+// bashPlaces are where Git for Windows and MSYS2 install bash.exe, each
+// once: a 64-bit process sees ProgramFiles and ProgramW6432 name the same
+// directory, which the bash-missing message named twice (issue 34).
 func bashPlaces() []string {
 	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if k := strings.ToLower(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
 	for _, env := range []string{"ProgramFiles", "ProgramW6432", "ProgramFiles(x86)"} {
 		if d := os.Getenv(env); d != "" {
-			out = append(out, filepath.Join(d, `Git\bin\bash.exe`), filepath.Join(d, `Git\usr\bin\bash.exe`))
+			add(filepath.Join(d, `Git\bin\bash.exe`))
+			add(filepath.Join(d, `Git\usr\bin\bash.exe`))
 		}
 	}
 	if d := os.Getenv("LOCALAPPDATA"); d != "" {
-		out = append(out, filepath.Join(d, `Programs\Git\bin\bash.exe`))
+		add(filepath.Join(d, `Programs\Git\bin\bash.exe`))
 	}
-	return append(out, `C:\msys64\usr\bin\bash.exe`, `C:\tools\msys64\usr\bin\bash.exe`)
+	add(`C:\msys64\usr\bin\bash.exe`)
+	add(`C:\tools\msys64\usr\bin\bash.exe`)
+	return out
 }
 
 // findBash returns bash.exe from Git for Windows or MSYS2: TOOLRPC_BASH, then
@@ -250,9 +262,10 @@ var killBackstop = 30 * time.Second
 // Pids returns nil: a job's members are not listed here.
 func (g *Group) Pids() []int { return nil }
 
-// Signal refuses: Windows has no process-group signals.
+// Signal refuses: Windows has no process-group signals. Kill (a process's
+// KILL) terminates the job.
 func (g *Group) Signal(sig syscall.Signal) error {
-	return fmt.Errorf("signal %v: %w", sig, errors.ErrUnsupported)
+	return fmt.Errorf("signal %v: Windows has no process-group signals, only KILL: %w", sig, errors.ErrUnsupported)
 }
 
 // Unread returns 0: unread pipe bytes are not counted here.

@@ -35,3 +35,22 @@ func uriPath(u string, windows bool) (string, bool) {
 }
 
 func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+// PathURI returns the file:// URI of the absolute local path abs, the
+// inverse of URIPath: on Windows `C:\a b` is "file:///C:/a%20b" and the UNC
+// path `\\server\share\x` is "file://server/share/x".
+func PathURI(abs string) string { return pathURI(abs, runtime.GOOS == "windows") }
+
+func pathURI(abs string, windows bool) string {
+	if !windows {
+		return (&url.URL{Scheme: "file", Path: abs}).String()
+	}
+	p := strings.ReplaceAll(abs, `\`, "/")
+	if host, rest, ok := strings.Cut(strings.TrimPrefix(p, "//"), "/"); ok && strings.HasPrefix(p, "//") {
+		return (&url.URL{Scheme: "file", Host: host, Path: "/" + rest}).String()
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // "C:/x" → "/C:/x": the drive is the path's first segment
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}

@@ -36,6 +36,30 @@ func TestURIPath(t *testing.T) {
 	}
 }
 
+// TestPathURI checks that PathURI builds the URI URIPath reads back, for a
+// Windows drive path (the MCP face's roots, issue 34 D: url.URL{Path: abs}
+// made "file://Z:%5C…", which is not a file:// URI) and a UNC path.
+func TestPathURI(t *testing.T) {
+	tests := []struct {
+		abs     string
+		windows bool
+		want    string
+	}{
+		{"/home/a/my proj", false, "file:///home/a/my%20proj"},
+		{`Z:\tmp\x`, true, "file:///Z:/tmp/x"},
+		{`C:\My Projects\x`, true, "file:///C:/My%20Projects/x"},
+		{`D:\`, true, "file:///D:/"},
+		{`\\server\share\dir`, true, "file://server/share/dir"},
+	}
+	for _, tc := range tests {
+		got := pathURI(tc.abs, tc.windows)
+		require.Equal(t, tc.want, got, "pathURI(%q)", tc.abs)
+		back, ok := uriPath(got, tc.windows)
+		require.True(t, ok, got)
+		require.Equal(t, tc.abs, back, "round trip of %q", tc.abs)
+	}
+}
+
 func TestWithin(t *testing.T) {
 	tests := []struct {
 		dir, p string

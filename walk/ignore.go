@@ -30,16 +30,28 @@ type layer struct {
 }
 
 func newLayer(m *gitignore.Matcher, dir string) layer {
-	return layer{m: m, off: len(strings.TrimSuffix(dir, "/")) + 1}
+	return layer{m: m, off: len(strings.TrimRight(dir, "/"+string(filepath.Separator))) + 1}
 }
 
 // match returns the last rule of the layer matching the absolute path abs,
 // which lies below the layer's directory.
 func (l layer) match(abs string, isDir bool) *gitignore.Rule {
+	return l.matchSep(abs, isDir, filepath.Separator)
+}
+
+// matchSep is match for paths whose separator is sep as well as '/'.
+// Patterns know only '/': on Windows, where abs holds '\', the path below
+// the layer's directory is matched with its separators turned into '/', or
+// negations and patterns of more than one segment never match (issue 34 C).
+func (l layer) matchSep(abs string, isDir bool, sep byte) *gitignore.Rule {
 	if l.m == nil {
 		return nil
 	}
-	return l.m.Match(abs[l.off:], isDir)
+	rel := abs[l.off:]
+	if sep != '/' {
+		rel = strings.ReplaceAll(rel, string(sep), "/")
+	}
+	return l.m.Match(rel, isDir)
 }
 
 // ignoreSet is the ignore state of one directory's entries: the global
@@ -114,10 +126,10 @@ func (s *ignoreSet) enter(dir string, hasGit, hasIgnore, hasDotGit bool) *ignore
 	}
 	var git, ign *gitignore.Matcher
 	if hasGit {
-		git = compileIgnoreFile(dir + "/" + gitignoreName)
+		git = compileIgnoreFile(dir + string(filepath.Separator) + gitignoreName)
 	}
 	if hasIgnore {
-		ign = compileIgnoreFile(dir + "/" + ignoreName)
+		ign = compileIgnoreFile(dir + string(filepath.Separator) + ignoreName)
 	}
 	if git == nil && ign == nil {
 		return s

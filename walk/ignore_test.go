@@ -168,3 +168,22 @@ func FuzzIgnoreRules(f *testing.F) {
 		_ = s.ignored("/ws/"+path, isDir)
 	})
 }
+
+// TestLayerMatchesBackslashPaths checks SPEC §5's ignore rules on paths
+// that hold Windows' separator (issue 34 C): Debian's `/*` + `!/debian/`
+// trap, a negation and a pattern of two segments decide `\` paths as they
+// decide `/` ones.
+func TestLayerMatchesBackslashPaths(t *testing.T) {
+	m := gitignore.Compile(`Z:\src\x\.gitignore`, []byte("/*\n!/debian/\n!/kernel/\nkernel/power/\n"))
+	l := newLayer(m, `Z:\src\x`)
+	ignored := func(abs string, isDir bool) bool {
+		r := l.matchSep(abs, isDir, '\\')
+		return r != nil && !r.Negate
+	}
+	require.True(t, ignored(`Z:\src\x\Makefile`, false))
+	require.False(t, ignored(`Z:\src\x\debian`, true), "negated !/debian/")
+	require.False(t, ignored(`Z:\src\x\debian\rules`, false))
+	require.False(t, ignored(`Z:\src\x\kernel\sched`, true))
+	require.True(t, ignored(`Z:\src\x\kernel\power`, true), "kernel/power/ has two segments")
+	require.False(t, ignored(`Z:\src\x\kernel\power`, false), "a file is no match for a directory pattern")
+}
