@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -408,6 +410,60 @@ func TestProcess_LiveLimit(t *testing.T) {
 		f.ok(t, "signal", map[string]any{"id": "p5", "signal": "KILL"})
 		f.ok(t, "start", map[string]any{"command": "true", "wait": wait(0)})
 	})
+}
+
+// TestProcess_ConcurrentStartLimit checks SPEC §13.4: 40 tools/process/start
+// calls written in one write, so the server handles them concurrently, start
+// exactly limits.ProcessMaxLive (32) processes; the other 8 fail with
+// INVALID_ARGUMENT naming the live ones. Both /proc and tools/process/list
+// count 32 live processes.
+func TestProcess_ConcurrentStartLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts live processes in /proc (Linux only)")
+	}
+	const n, maxLive = 40, 32
+	s := start(t)
+	mark := loadMark(t)
+	kv := strings.SplitN(mark, "=", 2)
+	var batch []byte
+	ids := make([]json.RawMessage, n)
+	s.mu.Lock()
+	for i := range ids {
+		s.nextID++
+		ids[i] = json.RawMessage(strconv.Itoa(s.nextID))
+		s.methods[compact(ids[i])] = "tools/process/start"
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": "tools/process/start",
+			"params": map[string]any{"command": "exec sleep 300", "label": fmt.Sprintf("c%d", i),
+				"env": map[string]string{kv[0]: kv[1]}, "wait": wait(0)}})
+		require.NoError(t, err)
+		batch = append(batch, rawFrame(string(b))...)
+	}
+	s.mu.Unlock()
+	s.writeRaw(batch)
+	started, refused := 0, 0
+	for _, id := range ids {
+		f := s.wait(t, id)
+		if f.Error == nil {
+			started++
+			continue
+		}
+		refused++
+		require.Equal(t, "INVALID_ARGUMENT", f.Error.Kind, f.Error.Message)
+		require.Contains(t, f.Error.Message, "32 processes are live")
+		require.Regexp(t, `p\d+ \(c\d+\)`, f.Error.Message, "the refusal names the live processes")
+	}
+	require.Equal(t, maxLive, started, "starts that succeeded")
+	require.Equal(t, n-maxLive, refused, "starts refused")
+	var l procReply
+	require.NoError(t, json.Unmarshal(s.call(t, "tools/process/list", map[string]any{}), &l))
+	running := 0
+	for _, p := range l.Processes {
+		if p.State != "exited" {
+			running++
+		}
+	}
+	require.Equal(t, maxLive, running, "live processes in tools/process/list")
+	require.Len(t, marked(mark), maxLive, "live processes in /proc")
 }
 
 // TestProcess_ExitedKept (SPEC §13.4): 100 exited processes are kept; the
