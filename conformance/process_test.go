@@ -619,7 +619,8 @@ func TestProcess_StdinEOF(t *testing.T) {
 }
 
 // TestProcess_BadInput (SPEC §13.4, §10): each bad request gets a clear
-// error, and the process and the server keep going.
+// error that names the tool called (never bash's), and the process and the
+// server keep going.
 func TestProcess_BadInput(t *testing.T) {
 	onFaces(t, func(t *testing.T, f procFace) {
 		r := f.ok(t, "start", map[string]any{"command": "cat", "wait": wait(0)})
@@ -642,6 +643,20 @@ func TestProcess_BadInput(t *testing.T) {
 			{"INVALID_ARGUMENT", "start", map[string]any{"command": ""}},
 		} {
 			f.fails(t, tc.kind, tc.tool, tc.args)
+		}
+		for _, tc := range []struct {
+			kind, tool string
+			args       map[string]any
+			says       string
+		}{
+			{"PERMISSION_DENIED", "start", map[string]any{"command": "true", "cwd": ".."}, "process/start: cwd"},
+			{"NOT_FOUND", "start", map[string]any{"command": "true", "cwd": "gone"}, "process/start: cwd"},
+			{"INVALID_ARGUMENT", "start", map[string]any{"command": "true", "env": map[string]string{"A=B": "x"}}, "process/start: env"},
+			{"INVALID_ARGUMENT", "read", map[string]any{"id": r.ID, "wait": map[string]any{"until": []string{"never"}}},
+				"is not one of exit, input, idle, pattern, port"},
+		} {
+			e := f.fails(t, tc.kind, tc.tool, tc.args)
+			require.Contains(t, e.Message, tc.says, "the error names the tool called")
 		}
 		r = f.ok(t, "write", map[string]any{"id": r.ID, "data": "still here\n",
 			"wait": map[string]any{"until": []string{"pattern"}, "pattern": "still", "timeoutMs": longWait}})

@@ -1,8 +1,11 @@
 package methods
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/roots"
@@ -50,15 +53,15 @@ func grepDecode(call *rpc.Call) (wire.GrepParams, *search.Query, error) {
 		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: pattern is required")
 	}
 	r := &search.Query{HeadLimit: limits.GrepDefaultHeadLimit}
-	switch p.OutputMode {
-	case "", "filesWithMatches", "files_with_matches", "files-with-matches":
-		r.Mode = search.FilesWithMatches
-	case "content":
+	switch mode := cmp.Or(p.OutputMode, "filesWithMatches"); {
+	case !slices.Contains(wire.GrepOutputModes, mode):
+		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: outputMode %q is not one of %s", p.OutputMode, strings.Join(wire.GrepOutputModes[:3], ", "))
+	case mode == "content":
 		r.Mode = search.Content
-	case "count":
+	case mode == "count":
 		r.Mode = search.Count
-	default:
-		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: outputMode %q is not one of content, filesWithMatches, count", p.OutputMode)
+	default: // filesWithMatches and its other spellings
+		r.Mode = search.FilesWithMatches
 	}
 	if p.HeadLimit != nil {
 		if *p.HeadLimit < 1 {

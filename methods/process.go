@@ -163,7 +163,7 @@ func decodeWait(method string, w *wire.ProcessWait) (process.Wait, error) {
 		for _, u := range w.Until {
 			e, ok := process.WaitEvent(u)
 			if !ok {
-				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of exit, input, idle, pattern, port", method, u)
+				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of %s", method, u, strings.Join(process.WaitEvents, ", "))
 			}
 			out.Until = append(out.Until, e)
 		}
@@ -249,10 +249,10 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if spec.Env, err = bashEnv(p.Env); err != nil {
+	if spec.Env, err = bashEnv(m, p.Env); err != nil {
 		return nil, err
 	}
-	if spec.Dir, err = bashDir(s, p.Cwd); err != nil {
+	if spec.Dir, err = bashDir(s, m, p.Cwd); err != nil {
 		return nil, err
 	}
 	r, err := s.Processes.Start(ctx, spec, w)
