@@ -24,12 +24,12 @@ func grepMethod() Method {
 		Tool: true,
 		Describe: func(f Face) string {
 			return fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
-				"(modification time, then path; lines in file order). "+ignoreRuleText+"outputMode filesWithMatches "+
+				"(modification time, then path; lines in file order). %soutputMode filesWithMatches "+
 				"(default), content (matching lines with optional before/after/context lines) or count. "+
 				"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
 				"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
 				"A glob may hold at most %d {…} groups.",
-				limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
+				ignoreRuleText, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
 				limits.GlobMaxBraceGroups)
 		},
 		InputSchema: wire.InputSchema[wire.GrepParams](func(p wire.Props) {
