@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -418,9 +417,7 @@ func TestProcess_LiveLimit(t *testing.T) {
 // INVALID_ARGUMENT naming the live ones. Both /proc and tools/process/list
 // count 32 live processes.
 func TestProcess_ConcurrentStartLimit(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("counts live processes in /proc (Linux only)")
-	}
+	linuxOnly(t, "counts live processes in /proc")
 	const n, maxLive = 40, 32
 	s := start(t)
 	mark := loadMark(t)
