@@ -22,7 +22,10 @@ func BenchmarkServeReadSmall(b *testing.B) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- Main([]string{"--root", root, "--data-dir", data}, inR, outW, io.Discard); outW.Close() }()
+	go func() {
+		done <- Main([]string{"--root", root, "--data-dir", data}, inR, outW, io.Discard)
+		outW.Close()
+	}()
 	frames := lspframe.NewReader(outR, 1<<24)
 	call := func(body string) {
 		if err := lspframe.Write(inW, []byte(body)); err != nil {
