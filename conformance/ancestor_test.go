@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // The processId rule (issue 25, SPEC §1): the server honours processId only
@@ -47,7 +46,7 @@ const hostShell = `exec 5<&0; "$@" <&5 5<&- 3>&- & echo $! >&3; exec 3>&- 5<&-; 
 // test → hostLauncher → sh (the host, processId) → server.
 func hostLauncher(args []string) int {
 	os.Unsetenv(launcherEnv)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintln(os.Stderr, "launcher: subreaper:", err)
 		return 2
 	}
@@ -72,24 +71,11 @@ func hostLauncher(args []string) int {
 	}
 	// Reap every child — the shell, the server once reparented here, and
 	// orphans of its calls — until the server has exited; its status is ours.
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "launcher: wait:", err)
-			return 2
-		}
-		if pid != server {
-			continue
-		}
-		if ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ws.ExitStatus()
+	status, err := reapUntil(server)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "launcher: wait:", err)
 	}
+	return status
 }
 
 // waitHostPID returns the pid hostLauncher reported for the host shell.
@@ -162,7 +148,7 @@ func TestLifecycle_HostDeathEndsServer(t *testing.T) {
 	s := start(t, withHostAncestor())
 	host := waitHostPID(t, s)
 	s.call(t, "tools/list", nil)
-	require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
+	require.NoError(t, signalPid(host, syscall.SIGKILL))
 	if !overTransport() {
 		require.Equal(t, 1, s.waitExit(t))
 		require.Contains(t, s.stderr.String(), fmt.Sprintf("host process %d is gone; exiting", host))

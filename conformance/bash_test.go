@@ -575,7 +575,7 @@ func TestBash_SpillDirsAcrossServers(t *testing.T) {
 	require.NotNil(t, rb.StdoutInfo.Spill)
 	require.FileExists(t, *ra.StdoutInfo.Spill, "a live server's spills survive another's start-up")
 
-	require.NoError(t, syscall.Kill(a.pid(), syscall.SIGKILL)) // a crashes
+	require.NoError(t, signalPid(a.pid(), syscall.SIGKILL)) // a crashes
 	a.waitExit(t)
 	start(t, withDataDir(data), withSessionID("c"))
 	require.NoDirExists(t, a.ScratchDir, "a crashed server's dir is swept by the next")
@@ -586,7 +586,7 @@ func TestBash_SpillDirsAcrossServers(t *testing.T) {
 
 	d := start(t, withDataDir(data), withSessionID("d"))
 	rd := callBash(t, d, map[string]any{"command": "seq 10000"})
-	require.NoError(t, syscall.Kill(d.pid(), syscall.SIGKILL))
+	require.NoError(t, signalPid(d.pid(), syscall.SIGKILL))
 	d.waitExit(t)
 	start(t, withDataDir(data), withSessionID("d"))
 	require.FileExists(t, *rd.StdoutInfo.Spill, "a restarted server with the same sessionId keeps its dir")

@@ -144,7 +144,7 @@ func TestCriterion14_BatchCompactsAndSurvivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(raw), string(onDisk), "the reply is the persisted checkpoint")
 
-	require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
+	require.NoError(t, signalPid(s.pid(), syscall.SIGKILL))
 	require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 
 	s2 := start(t, withDataDir(dataDir), withSessionID(sessionID))

@@ -349,7 +349,7 @@ func TestEdit_KillDuringLargeEditIsAtomic(t *testing.T) {
 			break
 		}
 	}
-	require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
+	require.NoError(t, signalPid(s.pid(), syscall.SIGKILL))
 	<-s.exited
 
 	f, err := os.Open(p)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // endingBackstop bounds the wait for an ending server to exit, so a server
@@ -29,6 +28,7 @@ var endingBackstop = 20 * time.Second
 // status of that ending. Before the fix it stayed blocked in a pipe write
 // until the host closed the read end.
 func TestEnding_HostStopsReading(t *testing.T) {
+	linuxOnly(t, "counts the bytes waiting in a pipe (TIOCINQ)")
 	endings := []struct {
 		name     string
 		wantCode int
@@ -37,7 +37,7 @@ func TestEnding_HostStopsReading(t *testing.T) {
 		// The host is a shell between the test and the server (hostLauncher):
 		// only an ancestor's processId is honoured.
 		{"processId dies", 1, func(t *testing.T, _ *exec.Cmd, _ io.Closer, host int) {
-			require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
+			require.NoError(t, signalPid(host, syscall.SIGKILL))
 		}},
 		{"stdin EOF", 0, func(t *testing.T, _ *exec.Cmd, stdin io.Closer, _ int) {
 			require.NoError(t, stdin.Close())
@@ -102,7 +102,7 @@ func TestEnding_HostStopsReading(t *testing.T) {
 				"command": hostDeathCommand, "env": map[string]string{kv[0]: kv[1]}, "timeout": 600,
 			}})
 			eventually(t, "the call's processes started and stdout is full", func() (bool, string) {
-				n, _ := unix.IoctlGetInt(int(outR.Fd()), unix.TIOCINQ)
+				n := unreadBytes(outR)
 				return len(marked(mark)) >= 3 && n >= 48<<10, fmt.Sprintf("%d bytes unread", n)
 			})
 

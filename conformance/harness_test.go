@@ -205,6 +205,7 @@ func start(t testing.TB, opts ...option) *server {
 	}
 	s.cmd = exec.Command(bin, o.args...)
 	if o.hostAncestor {
+		linuxOnly(t, "the host launcher is a child subreaper")
 		s.cmd = exec.Command(os.Args[0], append([]string{bin}, o.args...)...)
 	}
 	s.cmd.Dir = o.root

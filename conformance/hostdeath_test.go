@@ -156,7 +156,7 @@ func TestHostDeath_ProcessIDDiesPipesOpen(t *testing.T) {
 	})
 
 	killed := time.Now()
-	require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
+	require.NoError(t, signalPid(host, syscall.SIGKILL))
 	require.Equal(t, 1, s.waitExit(t))
 	exited := time.Since(killed)
 	eventually(t, "no process of the call survives", func() (bool, string) {

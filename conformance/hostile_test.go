@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -109,7 +108,7 @@ func TestHostile_InputsThenGoodRequest(t *testing.T) {
 	mk("dir.txt/inner.go", "package inner // needle\n")
 	mk("selfdir/f.txt", "needle\n")
 	mk("fifodir/x.txt", "needle\n")
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifodir", "pipe"), 0o644))
+	fifo(t, filepath.Join(root, "fifodir", "pipe"))
 	require.NoError(t, os.Symlink(".", filepath.Join(root, "selfdir", "me")))
 	require.NoError(t, os.Symlink("..", filepath.Join(root, "selfdir", "up")))
 	require.NoError(t, os.Symlink("loop2", filepath.Join(root, "loop1")))

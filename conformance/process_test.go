@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -410,6 +411,58 @@ func TestProcess_LiveLimit(t *testing.T) {
 	})
 }
 
+// TestProcess_ConcurrentStartLimit checks SPEC §13.4: 40 tools/process/start
+// calls written in one write, so the server handles them concurrently, start
+// exactly limits.ProcessMaxLive (32) processes; the other 8 fail with
+// INVALID_ARGUMENT naming the live ones. Both /proc and tools/process/list
+// count 32 live processes.
+func TestProcess_ConcurrentStartLimit(t *testing.T) {
+	linuxOnly(t, "counts live processes in /proc")
+	const n, maxLive = 40, 32
+	s := start(t)
+	mark := loadMark(t)
+	kv := strings.SplitN(mark, "=", 2)
+	var batch []byte
+	ids := make([]json.RawMessage, n)
+	s.mu.Lock()
+	for i := range ids {
+		s.nextID++
+		ids[i] = json.RawMessage(strconv.Itoa(s.nextID))
+		s.methods[compact(ids[i])] = "tools/process/start"
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": "tools/process/start",
+			"params": map[string]any{"command": "exec sleep 300", "label": fmt.Sprintf("c%d", i),
+				"env": map[string]string{kv[0]: kv[1]}, "wait": wait(0)}})
+		require.NoError(t, err)
+		batch = append(batch, rawFrame(string(b))...)
+	}
+	s.mu.Unlock()
+	s.writeRaw(batch)
+	started, refused := 0, 0
+	for _, id := range ids {
+		f := s.wait(t, id)
+		if f.Error == nil {
+			started++
+			continue
+		}
+		refused++
+		require.Equal(t, "INVALID_ARGUMENT", f.Error.Kind, f.Error.Message)
+		require.Contains(t, f.Error.Message, "32 processes are live")
+		require.Regexp(t, `p\d+ \(c\d+\)`, f.Error.Message, "the refusal names the live processes")
+	}
+	require.Equal(t, maxLive, started, "starts that succeeded")
+	require.Equal(t, n-maxLive, refused, "starts refused")
+	var l procReply
+	require.NoError(t, json.Unmarshal(s.call(t, "tools/process/list", map[string]any{}), &l))
+	running := 0
+	for _, p := range l.Processes {
+		if p.State != "exited" {
+			running++
+		}
+	}
+	require.Equal(t, maxLive, running, "live processes in tools/process/list")
+	require.Len(t, marked(mark), maxLive, "live processes in /proc")
+}
+
 // TestProcess_ExitedKept (SPEC §13.4): 100 exited processes are kept; the
 // oldest is dropped past that.
 func TestProcess_ExitedKept(t *testing.T) {
@@ -563,7 +616,8 @@ func TestProcess_StdinEOF(t *testing.T) {
 }
 
 // TestProcess_BadInput (SPEC §13.4, §10): each bad request gets a clear
-// error, and the process and the server keep going.
+// error that names the tool called (never bash's), and the process and the
+// server keep going.
 func TestProcess_BadInput(t *testing.T) {
 	onFaces(t, func(t *testing.T, f procFace) {
 		r := f.ok(t, "start", map[string]any{"command": "cat", "wait": wait(0)})
@@ -586,6 +640,20 @@ func TestProcess_BadInput(t *testing.T) {
 			{"INVALID_ARGUMENT", "start", map[string]any{"command": ""}},
 		} {
 			f.fails(t, tc.kind, tc.tool, tc.args)
+		}
+		for _, tc := range []struct {
+			kind, tool string
+			args       map[string]any
+			says       string
+		}{
+			{"PERMISSION_DENIED", "start", map[string]any{"command": "true", "cwd": ".."}, "process/start: cwd"},
+			{"NOT_FOUND", "start", map[string]any{"command": "true", "cwd": "gone"}, "process/start: cwd"},
+			{"INVALID_ARGUMENT", "start", map[string]any{"command": "true", "env": map[string]string{"A=B": "x"}}, "process/start: env"},
+			{"INVALID_ARGUMENT", "read", map[string]any{"id": r.ID, "wait": map[string]any{"until": []string{"never"}}},
+				"is not one of exit, input, idle, pattern, port"},
+		} {
+			e := f.fails(t, tc.kind, tc.tool, tc.args)
+			require.Contains(t, e.Message, tc.says, "the error names the tool called")
 		}
 		r = f.ok(t, "write", map[string]any{"id": r.ID, "data": "still here\n",
 			"wait": map[string]any{"until": []string{"pattern"}, "pattern": "still", "timeoutMs": longWait}})

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -253,7 +252,7 @@ func TestCriterion09_ReadValidUTF8(t *testing.T) {
 // TestReadRefusesNonRegularFiles checks SPEC §4: FIFOs and devices are refused.
 func TestReadRefusesNonRegularFiles(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	fifo(t, filepath.Join(root, "fifo"))
 	s := start(t, withRoot(root), withExternalRoots("/dev"))
 	tests := []struct{ path, wantKind string }{
 		{"fifo", "INVALID_ARGUMENT"},

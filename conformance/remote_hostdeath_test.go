@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // tcpProxy forwards TCP connections to a target and drops them on demand,
@@ -124,15 +123,6 @@ func ppidOf(pid int) int {
 	return 0
 }
 
-// sessionOf is a process's session id, 0 when it is gone.
-func sessionOf(pid int) int {
-	sid, err := unix.Getsid(pid)
-	if err != nil {
-		return 0
-	}
-	return sid
-}
-
 // remoteCall is a remote server running hostDeathCommand through ssh.
 type remoteCall struct {
 	s    *server
@@ -173,7 +163,7 @@ func startRemoteCall(t *testing.T, wrapperPath, command string, opts ...option) 
 	})
 	t.Cleanup(func() {
 		if alive(c.pid) {
-			_ = syscall.Kill(c.pid, syscall.SIGKILL)
+			_ = signalPid(c.pid, syscall.SIGKILL)
 		}
 	})
 	return c
@@ -225,7 +215,7 @@ func TestRemote_HostDeathOverSSH(t *testing.T) {
 		{name: "sshd session process SIGKILL", command: hostDeathCommand, kill: func(t *testing.T, c *remoteCall) {
 			session := ppidOf(c.pid)
 			require.Equal(t, "sshd", comm(session), "the remote server's parent is not the sshd session process")
-			require.NoError(t, syscall.Kill(session, syscall.SIGKILL))
+			require.NoError(t, signalPid(session, syscall.SIGKILL))
 		}},
 		{name: "stdin EOF", command: hostDeathCommand, kill: func(t *testing.T, c *remoteCall) {
 			require.NoError(t, c.s.stdin.Close())
@@ -267,6 +257,7 @@ func TestRemote_HostDeathOverSSH(t *testing.T) {
 //
 // Checks SPEC §1, §12.
 func TestRemote_HostStopsReadingOverSSH(t *testing.T) {
+	linuxOnly(t, "counts the bytes waiting in a pipe (TIOCINQ)")
 	d := startSSHD(t)
 	wrapperPath := d.writeWrapper(t, plainServer(t), wrapper{})
 	endings := []struct {
@@ -302,7 +293,7 @@ func TestRemote_HostStopsReadingOverSSH(t *testing.T) {
 			require.NoError(t, err, line)
 			t.Cleanup(func() {
 				if alive(pid) {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+					_ = signalPid(pid, syscall.SIGKILL)
 				}
 			})
 			for _, msg := range []map[string]any{
@@ -318,7 +309,7 @@ func TestRemote_HostStopsReadingOverSSH(t *testing.T) {
 				require.NoError(t, err)
 			}
 			eventually(t, "the call runs and the host's side of ssh is full", func() (bool, string) {
-				n, _ := unix.IoctlGetInt(int(outR.Fd()), unix.TIOCINQ)
+				n := unreadBytes(outR)
 				return len(marked(mark)) >= 3 && n >= 48<<10, fmt.Sprintf("%d bytes unread", n)
 			})
 			began := time.Now()

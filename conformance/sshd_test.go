@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +113,7 @@ LogLevel VERBOSE
 	d.cmd = exec.Command(sshdPath, "-f", cfg, "-D", "-e")
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	// A test binary killed by its -timeout runs no cleanup: sshd goes with it.
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	d.cmd.SysProcAttr = killedWithParent()
 	// Session processes inherit the log pipe; Wait must not wait for them.
 	d.cmd.WaitDelay = 5 * time.Second
 	require.NoError(t, d.cmd.Start())

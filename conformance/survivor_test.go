@@ -86,7 +86,7 @@ func TestSurvivors_ServerSIGKILLed(t *testing.T) {
 					})
 				}
 				killed := time.Now()
-				require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
+				require.NoError(t, signalPid(s.pid(), syscall.SIGKILL))
 				took := untilNoneMarked(t, mark, killed)
 				require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 				t.Logf("%s: every process of the call gone %v after the server's SIGKILL", name, took.Round(100*time.Microsecond))
@@ -156,12 +156,12 @@ func leaveSurvivors(t *testing.T, mode, mark string) bool {
 		return len(m) >= 3 && guardian != 0, fmt.Sprint(m)
 	})
 	requireKillMode(t, mode, s.pid(), marked(mark)[0].pid)
-	require.NoError(t, syscall.Kill(s.pid(), syscall.SIGSTOP))
+	require.NoError(t, signalPid(s.pid(), sigStop))
 	g, err := os.FindProcess(guardian)
 	require.NoError(t, err)
 	require.NoError(t, g.Kill())
 	eventually(t, "the guardian is gone", func() (bool, string) { return !alive(guardian), "" })
-	require.NoError(t, syscall.Kill(s.pid(), syscall.SIGKILL))
+	require.NoError(t, signalPid(s.pid(), syscall.SIGKILL))
 	require.Equal(t, killedStatus(syscall.SIGKILL), s.waitExit(t))
 	time.Sleep(50 * time.Millisecond) // not a speed assertion: survivors would still be there
 	return len(marked(mark)) >= 2

@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Config is what the command line gives `toolrpc mcp`.
@@ -120,7 +122,20 @@ func (c *callTracker) close() {
 }
 
 // nopCloser is out as the WriteCloser the transport wants; stdout stays open
-// (the process exit closes it).
+// (the process exit closes it). The SDK encodes each message with HTML
+// escaping and writes it whole: Write rewrites it as wire.Marshal would have
+// (wire.Unescape), so both faces write one JSON encoding.
 type nopCloser struct{ io.Writer }
+
+// Write writes b with its HTML escapes undone.
+func (w nopCloser) Write(b []byte) (int, error) {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return w.Writer.Write(b)
+	}
+	if _, err := w.Writer.Write(wire.Unescape(bytes.Clone(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
 
 func (nopCloser) Close() error { return nil }

@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"log"
 	"path/filepath"
 	"sync"
 
@@ -66,7 +65,7 @@ func (st *sessionStarter) get(req *mcp.CallToolRequest) (*methods.Session, *mcp.
 		if !ok {
 			return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsInput: &mcp.ListRootsParams{}}}, nil
 		}
-		roots = rootPaths(lr)
+		roots = rootPaths(lr, st.logf)
 	}
 	st.buildLocked(req.Session, roots)
 	return st.sess, nil, st.err
@@ -107,14 +106,21 @@ func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, dirs []string) {
 	st.sess, st.err = s, err
 }
 
-// rootPaths returns the paths of the file:// roots; others are logged and
-// skipped.
-func rootPaths(lr *mcp.ListRootsResult) []string {
+// logf logs to the server's logger, if any.
+func (st *sessionStarter) logf(format string, args ...any) {
+	if st.cfg.Logger != nil {
+		st.cfg.Logger.Printf(format, args...)
+	}
+}
+
+// rootPaths returns the paths of the file:// roots; others are logged to
+// logf and skipped.
+func rootPaths(lr *mcp.ListRootsResult, logf func(format string, args ...any)) []string {
 	var paths []string
 	for _, r := range lr.Roots {
 		p, ok := roots.URIPath(r.URI)
 		if !ok {
-			log.Printf("mcp: roots/list: %q is not a file:// URI; skipped", r.URI)
+			logf("mcp: roots/list: %q is not a file:// URI; skipped", r.URI)
 			continue
 		}
 		paths = append(paths, p)

@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ func textFor(v any) string {
 	case *wire.WriteResult:
 		return renderWrite(r)
 	}
-	b, _ := json.Marshal(v)
+	b, _ := wire.Marshal(v)
 	return string(b)
 }
 

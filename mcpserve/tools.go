@@ -121,7 +121,7 @@ func (s *server) handler(m methods.Method) mcp.ToolHandler {
 
 // okResult is the result of a call that succeeded.
 func okResult(tool string, v any) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(v)
+	b, err := wire.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: marshal result: %w", tool, err)
 	}
@@ -148,7 +148,7 @@ func errorResult(tool string, err error) *mcp.CallToolResult {
 		e = rpc.Errorf(rpc.IOError, "%s: marshal error: %v", tool, oErr)
 		obj, _ = e.Object()
 	}
-	b, _ := json.Marshal(obj)
+	b, _ := wire.Marshal(obj)
 	res := &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: oneLine(e.Error())}},

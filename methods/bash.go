@@ -87,45 +87,46 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 		r.token = tok
 	}
 	var err error
-	if r.env, err = bashEnv(p.Env); err != nil {
+	if r.env, err = bashEnv("bash", p.Env); err != nil {
 		return nil, err
 	}
-	if r.dir, err = bashDir(s, p.Cwd); err != nil {
+	if r.dir, err = bashDir(s, "bash", p.Cwd); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// bashEnv validates env and returns it as sorted NAME=value pairs.
-func bashEnv(env map[string]string) ([]string, error) {
+// bashEnv validates env, a param of method (bash, process/start), and
+// returns it as sorted NAME=value pairs.
+func bashEnv(method string, env map[string]string) ([]string, error) {
 	pairs, err := shell.Env(env)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: %v", err)
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", method, err)
 	}
 	return pairs, nil
 }
 
-// bashDir resolves cwd (default: the first workspace root): an existing
-// directory inside the workspace.
-func bashDir(s *Session, cwd *string) (string, error) {
+// bashDir resolves cwd, a param of method (bash, process/start; default:
+// the first workspace root): an existing directory inside the workspace.
+func bashDir(s *Session, method string, cwd *string) (string, error) {
 	if cwd == nil {
 		return s.Roots.First(), nil
 	}
-	rp, err := resolvePath(s, "bash: cwd", *cwd)
+	rp, err := resolvePath(s, method+": cwd", *cwd)
 	switch {
 	case err != nil:
 		return "", err
 	case rp.Root != roots.Workspace:
-		return "", rpc.Errorf(rpc.PermissionDenied, "bash: cwd %s is not inside the workspace", rp.Display)
+		return "", rpc.Errorf(rpc.PermissionDenied, "%s: cwd %s is not inside the workspace", method, rp.Display)
 	case !rp.Exists:
-		return "", rpc.Errorf(rpc.NotFound, "bash: cwd %s does not exist", rp.Display)
+		return "", rpc.Errorf(rpc.NotFound, "%s: cwd %s does not exist", method, rp.Display)
 	}
 	fi, err := os.Stat(rp.Abs)
 	if err != nil {
-		return "", fmt.Errorf("bash: cwd %s: %w", rp.Display, err)
+		return "", fmt.Errorf("%s: cwd %s: %w", method, rp.Display, err)
 	}
 	if !fi.IsDir() {
-		return "", rpc.Errorf(rpc.InvalidArgument, "bash: cwd %s is not a directory", rp.Display)
+		return "", rpc.Errorf(rpc.InvalidArgument, "%s: cwd %s is not a directory", method, rp.Display)
 	}
 	return rp.Abs, nil
 }

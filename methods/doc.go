@@ -1,8 +1,11 @@
 // Package methods is the thin adapter between JSON-RPC and toolrpc's engines:
-// each tool's file decodes and validates its params (a bad one is
-// INVALID_ARGUMENT, never clamped), calls one engine, and shapes a result
-// that package limits has bounded, so the caller learns what was cut and how
-// to get the rest.
+// each tool's file decodes its params (the types of package wire) and
+// validates them (a bad one is INVALID_ARGUMENT, never clamped), calls one
+// engine — search.Grep, page, lineedit, shell.Run, one process.Table method
+// per process tool — and answers the engine's result, bounded by package
+// limits so the caller learns what was cut and how to get the rest, or its
+// error as a SPEC §10 kind, mapped in one place per tool (bashCall's switch,
+// processResult).
 //
 // All lists the methods; the Toolbox serves them once initialize has built a
 // Session. Each method's params, result and errors are specified in the

@@ -20,10 +20,10 @@ func globMethod() Method {
 		Describe: func(f Face) string {
 			return fmt.Sprintf("List files whose path relative to path (default: the first workspace root) "+
 				"matches a doublestar pattern (**, {a,b}, [abc]), newest first (modification time, then path). "+
-				"Files only. "+ignoreRuleText+
+				"Files only. %s"+
 				"Returns at most %d paths by default (limit, max %d) and at most %d KB / %d lines per result; page with offset. "+
 				"A pattern may hold at most %d {…} groups.",
-				limits.IgnoredCountEntries, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
+				ignoreRuleText, limits.GlobDefaultLimit, limits.GlobMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines,
 				limits.GlobMaxBraceGroups)
 		},
 		InputSchema: wire.InputSchema[wire.GlobParams](func(p wire.Props) {
@@ -36,11 +36,11 @@ func globMethod() Method {
 }
 
 // ignoreRuleText states the ignore rules in grep's and glob's descriptions
-// (SPEC §5); its %d is limits.IgnoredCountEntries.
-const ignoreRuleText = "Honours git's ignore rules exactly (.gitignore at every level, .git/info/exclude, the global " +
-	"core.excludesFile) plus .ignore files. When ignore rules excluded files under path and the result is shorter than its " +
-	"limit, notice says how many (counting reads at most %d directory entries below ignored directories) and names one rule " +
-	"as file:line pattern; an explicit path reaches ignored files. "
+// (SPEC §5).
+var ignoreRuleText = fmt.Sprintf("Honours git's ignore rules exactly (.gitignore at every level, .git/info/exclude, the global "+
+	"core.excludesFile) plus .ignore files. When ignore rules excluded files under path and the result is shorter than its "+
+	"limit, notice says how many (counting reads at most %d directory entries below ignored directories) and names one rule "+
+	"as file:line pattern; an explicit path reaches ignored files. ", limits.IgnoredCountEntries)
 
 func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	var p wire.GlobParams

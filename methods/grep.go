@@ -1,8 +1,11 @@
 package methods
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/roots"
@@ -21,12 +24,12 @@ func grepMethod() Method {
 		Tool: true,
 		Describe: func(f Face) string {
 			return fmt.Sprintf("Search file contents with an RE2 regular expression, newest files first "+
-				"(modification time, then path; lines in file order). "+ignoreRuleText+"outputMode filesWithMatches "+
+				"(modification time, then path; lines in file order). %soutputMode filesWithMatches "+
 				"(default), content (matching lines with optional before/after/context lines) or count. "+
 				"Returns at most %d entries by default (headLimit), and at most %d KB / %d lines per result; "+
 				"page with offset. Lines longer than %d characters are clipped. Binary files are skipped. "+
 				"A glob may hold at most %d {…} groups.",
-				limits.IgnoredCountEntries, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
+				ignoreRuleText, limits.GrepDefaultHeadLimit, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, limits.MaxLineChars,
 				limits.GlobMaxBraceGroups)
 		},
 		InputSchema: wire.InputSchema[wire.GrepParams](func(p wire.Props) {
@@ -50,15 +53,15 @@ func grepDecode(call *rpc.Call) (wire.GrepParams, *search.Query, error) {
 		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: pattern is required")
 	}
 	r := &search.Query{HeadLimit: limits.GrepDefaultHeadLimit}
-	switch p.OutputMode {
-	case "", "filesWithMatches", "files_with_matches", "files-with-matches":
-		r.Mode = search.FilesWithMatches
-	case "content":
+	switch mode := cmp.Or(p.OutputMode, "filesWithMatches"); {
+	case !slices.Contains(wire.GrepOutputModes, mode):
+		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: outputMode %q is not one of %s", p.OutputMode, strings.Join(wire.GrepOutputModes[:3], ", "))
+	case mode == "content":
 		r.Mode = search.Content
-	case "count":
+	case mode == "count":
 		r.Mode = search.Count
-	default:
-		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: outputMode %q is not one of content, filesWithMatches, count", p.OutputMode)
+	default: // filesWithMatches and its other spellings
+		r.Mode = search.FilesWithMatches
 	}
 	if p.HeadLimit != nil {
 		if *p.HeadLimit < 1 {

@@ -15,16 +15,3 @@ func CloseSession(s *Session) {
 	s.Progress.Close() // after the builds: each shown as ended
 	_ = s.Scratch.Remove()
 }
-
-// closeReplaced closes old, a session a second initialize replaced with s,
-// as CloseSession does; a scratch dir the two share (the same sessionId and
-// dataDir) stays, since s holds it now.
-func closeReplaced(old, s *Session) {
-	if old.Scratch.Path() == s.Scratch.Path() {
-		old.Files.Close()
-		old.Index.Close()
-		old.Progress.Close()
-		return
-	}
-	CloseSession(old)
-}

@@ -2,38 +2,38 @@ package methods
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
-// TestSecondInitializeClosesTheFirstSession: a second initialize closes what
-// CloseSession closes of the session it replaces — its content index, file
-// tables and scratch dir — but keeps a scratch dir the new session shares.
-func TestSecondInitializeClosesTheFirstSession(t *testing.T) {
+// TestInitializeOnce checks SPEC §1: initialize may only be sent once. A
+// Toolbox refuses a second Initialize as the server does, and the first
+// session stays whole: no second session replaces it half closed.
+func TestInitializeOnce(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
 	tb := NewToolbox(Config{Root: root, DataDir: data})
-	init := func(id string) *Session {
+	init := func(id string) error {
 		_, err := tb.Initialize(context.Background(), &protocol.InitializeParams{InitializationOptions: map[string]any{"sessionId": id}})
-		require.NoError(t, err)
-		tb.mu.Lock()
-		defer tb.mu.Unlock()
-		return tb.session
+		return err
 	}
-	first := init("one")
+	require.NoError(t, init("one"))
+	tb.mu.Lock()
+	first := tb.session
+	tb.mu.Unlock()
 	spilled, err := first.Scratch.Write("bash-stdout", []byte("x\n"))
 	require.NoError(t, err)
-	require.NotNil(t, first.Index.Manager(first.Roots.First()))
 
-	same := init("one")
-	require.FileExists(t, spilled, "the new session holds the shared scratch dir")
-	require.Nil(t, first.Index.Manager(first.Roots.First()), "the replaced session's index is closed")
-
-	init("two")
-	_, err = os.Stat(same.Scratch.Path())
-	require.ErrorIs(t, err, os.ErrNotExist, "the replaced session's own scratch dir is removed")
-	require.Nil(t, same.Index.Manager(same.Roots.First()))
+	var e *rpc.Error
+	require.ErrorAs(t, init("two"), &e)
+	require.EqualValues(t, rpc.CodeInvalidRequest, e.Code)
+	tb.mu.Lock()
+	require.Same(t, first, tb.session, "the first session stays")
+	tb.mu.Unlock()
+	require.FileExists(t, spilled)
+	require.NotNil(t, first.Index.Manager(first.Roots.First()), "its index is open")
 	tb.Shutdown()
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/process"
 	"github.com/toolrpc/toolrpc/rpc"
-	"github.com/toolrpc/toolrpc/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -164,7 +163,7 @@ func decodeWait(method string, w *wire.ProcessWait) (process.Wait, error) {
 		for _, u := range w.Until {
 			e, ok := process.WaitEvent(u)
 			if !ok {
-				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of exit, input, idle, pattern, port", method, u)
+				return out, rpc.Errorf(rpc.InvalidArgument, "%s: wait.until %q is not one of %s", method, u, strings.Join(process.WaitEvents, ", "))
 			}
 			out.Until = append(out.Until, e)
 		}
@@ -250,44 +249,22 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if spec.Env, err = bashEnv(p.Env); err != nil {
+	if spec.Env, err = bashEnv(m, p.Env); err != nil {
 		return nil, err
 	}
-	if spec.Dir, err = bashDir(s, p.Cwd); err != nil {
+	if spec.Dir, err = bashDir(s, m, p.Cwd); err != nil {
 		return nil, err
 	}
-	id, proc, err := s.Processes.Start(ctx, spec)
-	var lim *process.LimitError
-	switch {
-	case errors.As(err, &lim):
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
-	case err != nil && ctx.Err() != nil:
-		return nil, rpc.AsError(fmt.Errorf("%s: cancelled before the command started: %w", m, ctx.Err()))
-	case errors.Is(err, shell.ErrDirGone):
-		return nil, rpc.Errorf(rpc.NotFound, "%s: %v", m, err)
-	case errors.Is(err, errors.ErrUnsupported): // Windows: no process engine
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", m, err)
-	}
-	o, err := proc.Await(ctx, w)
-	if err != nil {
-		s.Processes.Remove(id) // a cancelled start kills its process
-		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process was killed: %w", m, err))
-	}
-	return processAnswer(id, proc, o, nil, 0)
+	r, err := s.Processes.Start(ctx, spec, w)
+	return processResult(m, r, err)
 }
 
-// lookupProcess decodes id and finds its process.
-func lookupProcess(s *Session, method string, id *string) (*process.Process, error) {
+// processID checks that id is given.
+func processID(method string, id *string) (string, error) {
 	if id == nil || *id == "" {
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: id is required", method)
+		return "", rpc.Errorf(rpc.InvalidArgument, "%s: id is required", method)
 	}
-	p, ok := s.Processes.Get(*id)
-	if !ok {
-		return nil, rpc.Errorf(rpc.NotFound, "%s: no process %q in this session (tools/process/list lists them)", method, *id)
-	}
-	return p, nil
+	return *id, nil
 }
 
 func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -296,7 +273,7 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
-	proc, err := lookupProcess(s, m, p.ID)
+	id, err := processID(m, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -306,9 +283,6 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %v is not a cursor (an integer ≥ 0)", m, *p.Since)
 		}
 		c := int64(*p.Since)
-		if produced := proc.Log().Produced(); c > produced {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %d is past the end of the log (%d)", m, c, produced)
-		}
 		since = &c
 	}
 	tail, err := intIn(m, "tailLines", p.TailLines, 1, 1<<31-1, 0)
@@ -319,14 +293,8 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if since != nil {
-		w.From = *since
-	}
-	o, err := proc.Await(ctx, w)
-	if err != nil {
-		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process keeps running: %w", m, err))
-	}
-	return processAnswer(*p.ID, proc, o, since, tail)
+	r, err := s.Processes.Read(ctx, id, since, tail, w)
+	return processResult(m, r, err)
 }
 
 func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -349,7 +317,7 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if data.Len() > limits.ProcessWriteMaxBytes {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %d bytes of data and keys exceed the %dKB limit", m, data.Len(), limits.ProcessWriteMaxBytes/limits.KB)
 	}
-	proc, err := lookupProcess(s, m, p.ID)
+	id, err := processID(m, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -357,20 +325,8 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	w.From = proc.Log().Produced()
-	switch err := proc.Write([]byte(data.String()), p.EOF); {
-	case errors.Is(err, process.ErrExited):
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: process %s has exited", m, *p.ID)
-	case errors.Is(err, process.ErrStdinClosed):
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: the stdin of process %s is closed (eof was sent)", m, *p.ID)
-	case err != nil:
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
-	}
-	o, err := proc.Await(ctx, w)
-	if err != nil {
-		return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the process keeps running: %w", m, err))
-	}
-	return processAnswer(*p.ID, proc, o, nil, 0)
+	r, err := s.Processes.Write(ctx, id, []byte(data.String()), p.EOF, w)
+	return processResult(m, r, err)
 }
 
 func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -390,34 +346,20 @@ func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, er
 	if err != nil {
 		return nil, err
 	}
-	proc, err := lookupProcess(s, m, p.ID)
+	id, err := processID(m, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	var w process.Wait
+	var w *process.Wait
 	if p.Wait != nil {
-		if w, err = decodeWait(m, p.Wait); err != nil {
+		dw, err := decodeWait(m, p.Wait)
+		if err != nil {
 			return nil, err
 		}
+		w = &dw
 	}
-	w.From = proc.Log().Produced()
-	switch err := proc.Signal(ctx, sig, time.Duration(grace)*time.Millisecond); {
-	case errors.Is(err, process.ErrExited):
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: process %s has exited", m, *p.ID)
-	case err != nil && ctx.Err() != nil:
-		return nil, rpc.AsError(fmt.Errorf("%s: cancelled while waiting out graceMs: %w", m, err))
-	case errors.Is(err, errors.ErrUnsupported): // Windows: KILL only
-		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", m, err)
-	}
-	o := process.Outcome{Reason: process.EvSignal}
-	if p.Wait != nil {
-		if o, err = proc.Await(ctx, w); err != nil {
-			return nil, rpc.AsError(fmt.Errorf("%s: cancelled; the signal was sent: %w", m, err))
-		}
-	}
-	return processAnswer(*p.ID, proc, o, nil, 0)
+	r, err := s.Processes.Signal(ctx, id, sig, time.Duration(grace)*time.Millisecond, w)
+	return processResult(m, r, err)
 }
 
 func processListCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
@@ -427,35 +369,20 @@ func processListCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 			return nil, err
 		}
 	}
-	res := wire.ProcessList{Processes: []wire.ProcessInfo{}}
-	for _, l := range s.Processes.List() {
-		res.Processes = append(res.Processes, infoWire(l.ID, l.P.Info("")))
-	}
-	return res, nil
+	return s.Processes.List(), nil
 }
 
-// processAnswer shapes a reply: the process's state after outcome o, and
-// its output from since.
-func processAnswer(id string, p *process.Process, o process.Outcome, since *int64, tail int) (any, error) {
-	out, err := p.Read(since, tail)
-	if err != nil {
-		return nil, rpc.Errorf(rpc.IOError, "process %s: %v", id, err)
-	}
-	r := &wire.ProcessReply{ProcessInfo: infoWire(id, p.Info(o.Reason)), Matched: o.Matched, Output: out.Text,
-		Cursor: wire.ProcessCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
-	if len(o.Ports) > 0 && len(r.Ports) == 0 {
-		r.Ports = o.Ports
+// processResult is a process tool's answer: its reply, or its error as the
+// wire error of method, the one place the engine's errors meet SPEC §10
+// (a *process.Error keeps its kind; a cancelled call is CANCELLED; the rest
+// IO_ERROR).
+func processResult(method string, r *wire.ProcessReply, err error) (any, error) {
+	var pe *process.Error
+	switch {
+	case errors.As(err, &pe):
+		return nil, rpc.Errorf(pe.Kind, "%s: %v", method, err)
+	case err != nil:
+		return nil, rpc.AsError(fmt.Errorf("%s: %w", method, err))
 	}
 	return r, nil
-}
-
-func infoWire(id string, in process.Info) wire.ProcessInfo {
-	w := wire.ProcessInfo{ID: id, Pid: in.Pid, Label: in.Label, Mode: string(in.Mode), State: string(in.State), Reason: string(in.Reason),
-		ExitCode: in.ExitCode, Signal: in.Signal, Ports: in.Ports, Log: in.Log, DescendantsKilled: in.DescendantsKilled,
-		DurationMs: in.Duration.Milliseconds()}
-	if in.Prompt != nil {
-		w.Prompt = &wire.ProcessPrompt{Text: in.Prompt.Text, Echo: in.Prompt.Echo}
-		w.PromptConfidence = in.Prompt.Confidence
-	}
-	return w
 }

@@ -166,8 +166,16 @@ type serverInfo struct {
 	Version string `json:"version"`
 }
 
-// Initialize builds the session and returns the initialize result.
+// Initialize builds the session and returns the initialize result. A
+// Toolbox has one session: a second Initialize is refused, as the server
+// refuses a second initialize before it gets here.
 func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) (any, error) {
+	t.mu.Lock()
+	again := t.session != nil
+	t.mu.Unlock()
+	if again {
+		return nil, &rpc.Error{Code: rpc.CodeInvalidRequest, Message: "initialize may only be sent once"}
+	}
 	cfg := t.cfg
 	cfg.Progress = lspProgress(ctx, p)
 	s, err := NewSession(cfg, p)
@@ -176,12 +184,8 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}
 	startScratch(s)
 	t.mu.Lock()
-	old := t.session
 	t.session = s
 	t.mu.Unlock()
-	if old != nil {
-		closeReplaced(old, s)
-	}
 	return initializeResult{
 		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
 		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},

@@ -11,7 +11,11 @@
 // and stderr merged, stdin a pipe the server holds) or a pseudo-terminal
 // (github.com/creack/pty). Its output goes through a Renderer into a Log.
 // A Table holds one session's processes within limits.ProcessMaxLive and
-// limits.ProcessMaxExited.
+// limits.ProcessMaxExited; a start reserves its slot before it spawns, so
+// concurrent starts stay within the limit. Its Start, Read, Write, Signal
+// and List are the five tools, each one call of the adapter answering the
+// wire reply, refusals typed as *Error of a SPEC §10 kind. Every command is
+// spawned through shell.Start.
 //
 // # Events
 //

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -105,7 +105,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		lines: map[int]func(string){}}
 	p.lastOut = p.started
 	p.rend = NewRenderer(spec.Cols, spec.Rows, spec.Mode == PTY, p.emit)
-	pg := procgroup.Spec{Command: spec.Command, Dir: spec.Dir, Env: environ(spec.Env), DrainGrace: limits.ProcessDrainGrace}
+	pg := procgroup.Spec{Command: spec.Command, Dir: spec.Dir, Env: slices.Clip(spec.Env), DrainGrace: limits.ProcessDrainGrace, GitPrompts: true}
 	var tty *os.File
 	if spec.Mode == PTY {
 		master, slave, err := pty.Open()
@@ -126,12 +126,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		out := lockedWriter{p}
 		pg.Stdout, pg.Stderr = out, out
 	}
-	g, err := procgroup.StartContext(ctx, pg)
-	if err != nil {
-		if _, serr := os.Stat(spec.Dir); errors.Is(serr, fs.ErrNotExist) {
-			err = fmt.Errorf("%w: %s", shell.ErrDirGone, spec.Dir)
-		}
-	}
+	g, err := shell.Start(ctx, pg)
 	if tty != nil {
 		_ = tty.Close() // the command holds it; the master sees EIO once all its copies close
 	}
@@ -152,12 +147,6 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	go p.wait()
 	return p, nil
-}
-
-// environ is the SPEC §6 environment of a command (shell.Environ) on top of
-// env, except that git may prompt: a process is there to answer prompts.
-func environ(env []string) []string {
-	return append(shell.Environ(env), "GIT_TERMINAL_PROMPT=1")
 }
 
 // lockedWriter feeds the pipes' output to the renderer.

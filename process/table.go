@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,9 +25,14 @@ type Table struct {
 }
 
 type entry struct {
-	id string
-	p  *Process
+	id   string
+	spec Spec
+	p    *Process // nil while the process starts: its slot is reserved
 }
+
+// live reports whether e counts against limits.ProcessMaxLive: it is
+// starting or has not exited.
+func (e *entry) live() bool { return e.p == nil || !e.p.Exited() }
 
 // NewTable returns a Table whose logs are written to dir/<id>.log.
 func NewTable(dir string) *Table { return &Table{dir: dir} }
@@ -42,11 +48,13 @@ func (e *LimitError) Error() string {
 		limits.ProcessMaxLive, strings.Join(e.Live, ", "))
 }
 
-// ErrClosed is returned by Start after Close.
+// ErrClosed is returned by Table.Start after Close.
 var ErrClosed = fmt.Errorf("the session's processes were shut down")
 
-// Start starts a process and returns its id. spec.Log is set by the Table.
-func (t *Table) Start(ctx context.Context, spec Spec) (string, *Process, error) {
+// start starts a process and returns its id. spec.Log is set by the
+// Table. The slot is reserved under t.mu before the process starts, so
+// concurrent starts never pass limits.ProcessMaxLive.
+func (t *Table) start(ctx context.Context, spec Spec) (string, *Process, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -54,8 +62,8 @@ func (t *Table) Start(ctx context.Context, spec Spec) (string, *Process, error) 
 	}
 	var live []string
 	for _, e := range t.procs {
-		if !e.p.Exited() {
-			live = append(live, e.id+" ("+describe(e.p.spec)+")")
+		if e.live() {
+			live = append(live, e.id+" ("+describe(e.spec)+")")
 		}
 	}
 	if len(live) >= limits.ProcessMaxLive {
@@ -63,24 +71,27 @@ func (t *Table) Start(ctx context.Context, spec Spec) (string, *Process, error) 
 		return "", nil, &LimitError{Live: live}
 	}
 	t.seq++
-	id := "p" + strconv.Itoa(t.seq)
+	e := &entry{id: "p" + strconv.Itoa(t.seq), spec: spec}
+	t.procs = append(t.procs, e)
 	t.mu.Unlock()
 
-	spec.Log = filepath.Join(t.dir, id+".log")
+	spec.Log = filepath.Join(t.dir, e.id+".log")
 	p, err := Start(ctx, spec)
-	if err != nil {
-		return "", nil, err
-	}
 	t.mu.Lock()
-	if t.closed {
+	if err == nil && t.closed {
 		t.mu.Unlock()
 		p.Close()
 		return "", nil, ErrClosed
 	}
-	t.procs = append(t.procs, &entry{id: id, p: p})
+	if err != nil {
+		t.procs = slices.DeleteFunc(t.procs, func(x *entry) bool { return x == e })
+		t.mu.Unlock()
+		return "", nil, err
+	}
+	e.p = p
 	t.dropExited()
 	t.mu.Unlock()
-	return id, p, nil
+	return e.id, p, nil
 }
 
 func describe(s Spec) string {
@@ -94,18 +105,21 @@ func describe(s Spec) string {
 	return c
 }
 
+// exited reports whether e's process has exited (a starting one has not).
+func (e *entry) exited() bool { return e.p != nil && e.p.Exited() }
+
 // dropExited forgets the oldest exited processes past ProcessMaxExited. It
 // runs with t.mu held.
 func (t *Table) dropExited() {
 	exited := 0
 	for _, e := range t.procs {
-		if e.p.Exited() {
+		if e.exited() {
 			exited++
 		}
 	}
 	keep := t.procs[:0]
 	for _, e := range t.procs {
-		if exited > limits.ProcessMaxExited && e.p.Exited() {
+		if exited > limits.ProcessMaxExited && e.exited() {
 			exited--
 			_ = e.p.log.Close()
 			continue
@@ -121,7 +135,7 @@ func (t *Table) Get(id string) (*Process, bool) {
 	defer t.mu.Unlock()
 	t.dropExited()
 	for _, e := range t.procs {
-		if e.id == id {
+		if e.id == id && e.p != nil {
 			return e.p, true
 		}
 	}
@@ -132,39 +146,36 @@ func (t *Table) Get(id string) (*Process, bool) {
 func (t *Table) Remove(id string) {
 	t.mu.Lock()
 	var p *Process
-	for i, e := range t.procs {
-		if e.id == id {
+	t.procs = slices.DeleteFunc(t.procs, func(e *entry) bool {
+		if e.id == id && e.p != nil {
 			p = e.p
-			t.procs = append(t.procs[:i], t.procs[i+1:]...)
-			break
+			return true
 		}
-	}
+		return false
+	})
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
 	}
 }
 
-// Listed is one process of List.
-type Listed struct {
-	ID string
-	P  *Process
-}
-
-// List returns every process kept, in start order.
-func (t *Table) List() []Listed {
+// kept returns the started processes kept, in start order.
+func (t *Table) kept() []entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dropExited()
-	out := make([]Listed, len(t.procs))
-	for i, e := range t.procs {
-		out[i] = Listed{e.id, e.p}
+	out := make([]entry, 0, len(t.procs))
+	for _, e := range t.procs {
+		if e.p != nil {
+			out = append(out, *e)
+		}
 	}
 	return out
 }
 
 // Close kills every process of the table and waits for their trees to die;
-// later Starts fail. Close may be called more than once.
+// later starts fail, and one under way kills its process. Close may be
+// called more than once.
 func (t *Table) Close() {
 	t.mu.Lock()
 	t.closed = true
@@ -173,6 +184,9 @@ func (t *Table) Close() {
 	t.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, e := range procs {
+		if e.p == nil {
+			continue
+		}
 		wg.Add(1)
 		go func() { defer wg.Done(); e.p.Close() }()
 	}

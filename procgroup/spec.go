@@ -50,6 +50,11 @@ type Spec struct {
 	KeepStdin bool
 	// DrainGrace, when positive, replaces drainGrace for this command.
 	DrainGrace time.Duration
+	// GitPrompts is a per-call option of shell.Start, which procgroup does
+	// not read: git may prompt (GIT_TERMINAL_PROMPT=1 in place of the
+	// environment policy's 0), for a process that is there to answer
+	// prompts (SPEC §13).
+	GitPrompts bool
 
 	noCgroup bool // tests set it to cover the sweep on machines with cgroup v2
 }

@@ -83,6 +83,3 @@ func (c *Call) Decode(v any) error {
 	}
 	return nil
 }
-
-// callKey is the context key of the running *Call.
-type callKey struct{}

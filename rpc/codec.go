@@ -27,9 +27,12 @@ var maxFrameBytes int64 = limits.MaxFrameBytes
 // is read. Only a clean EOF (io.EOF) or a truncated frame
 // (io.ErrUnexpectedEOF) ends ReadObject.
 //
-// Request ids are carried through jsonrpc2 as strings holding the id's JSON
-// text, and written back verbatim, so any string or number the client sends
-// (-1, 1e3, 2^64) is echoed exactly.
+// Each body is decoded once, by the Stream: the request it holds is kept as
+// the current message (Stream.take), and jsonrpc2, whose read loop hands
+// each message to the server before it reads the next, is given only a
+// constant stand-in that says request or notification. A request's id is
+// kept as its compact JSON text and written back verbatim, so any string or
+// number the client sends (-1, 1e3, 2^64) is echoed exactly.
 type Stream struct {
 	r   *lspframe.Reader
 	in  *countingReader
@@ -45,6 +48,33 @@ type Stream struct {
 
 	// peer waits for the replies to the server's own requests.
 	peer *Peer
+
+	// cur is the message ReadObject read last, until the server takes it.
+	cur message
+}
+
+// message is one request or notification as the Stream decoded it.
+type message struct {
+	// id is the request's id as its compact JSON text; nil for a
+	// notification.
+	id     json.RawMessage
+	method string
+	params json.RawMessage // "null" when absent
+}
+
+// The stand-ins jsonrpc2's read loop decodes in place of each message.
+var (
+	requestStandIn      = []byte(`{"jsonrpc":"2.0","method":"-","id":0}`)
+	notificationStandIn = []byte(`{"jsonrpc":"2.0","method":"-"}`)
+)
+
+// take returns the message the last ReadObject read. The server calls it
+// from jsonrpc2's handler, which runs in the read loop before the next
+// ReadObject.
+func (s *Stream) take() message {
+	m := s.cur
+	s.cur = message{}
+	return m
 }
 
 // NewStream returns a Stream reading frames from r and writing them to w;
@@ -98,14 +128,18 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			return err
 		}
-		msg, err := s.prepare(body)
+		m, err := s.prepare(body)
 		if err != nil {
 			continue
 		}
-		if err := json.Unmarshal(msg, v); err != nil {
-			s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
-			continue
+		standIn := requestStandIn
+		if m.id == nil {
+			standIn = notificationStandIn
 		}
+		if err := json.Unmarshal(standIn, v); err != nil {
+			return fmt.Errorf("jsonrpc2 refused the stand-in message: %w", err)
+		}
+		s.cur = m
 		s.mark = s.in.n + s.in.waiting()
 		return nil
 	}
@@ -128,45 +162,36 @@ type envelope struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// wireRequest is a validated request as handed to jsonrpc2: the id, when
-// present, is a JSON string holding the id's original JSON text.
-type wireRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	ID      *string         `json:"id,omitempty"`
-}
-
-// prepare validates a body and returns the request to hand to jsonrpc2.
+// prepare validates a body, decoding it once, and returns its message.
 // Invalid bodies are answered here and reported as an error.
-func (s *Stream) prepare(body []byte) ([]byte, error) {
+func (s *Stream) prepare(body []byte) (message, error) {
 	if !utf8.Valid(body) {
 		s.replyError(nil, CodeParseError, "parse error: body is not valid UTF-8")
-		return nil, errSkip
+		return message{}, errSkip
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		s.replyError(nil, CodeParseError, "parse error: empty body")
-		return nil, errSkip
+		return message{}, errSkip
 	}
-	var probe json.RawMessage
-	if err := json.Unmarshal(trimmed, &probe); err != nil {
-		s.replyError(nil, CodeParseError, "parse error: "+err.Error())
-		return nil, errSkip
-	}
-	switch trimmed[0] {
-	case '{':
-	case '[':
-		s.replyError(nil, CodeInvalidRequest, "invalid request: batch requests are not supported")
-		return nil, errSkip
-	default:
-		s.replyError(nil, CodeInvalidRequest, "invalid request: a message must be a JSON object")
-		return nil, errSkip
-	}
+	// One decode: json.Unmarshal checks the whole text before it fills env,
+	// so a syntax error is a parse error and any other an invalid request.
 	var env envelope
-	if err := json.Unmarshal(trimmed, &env); err != nil {
+	err := json.Unmarshal(trimmed, &env)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		s.replyError(nil, CodeParseError, "parse error: "+err.Error())
+		return message{}, errSkip
+	case trimmed[0] == '[':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: batch requests are not supported")
+		return message{}, errSkip
+	case trimmed[0] != '{':
+		s.replyError(nil, CodeInvalidRequest, "invalid request: a message must be a JSON object")
+		return message{}, errSkip
+	case err != nil:
 		s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
-		return nil, errSkip
+		return message{}, errSkip
 	}
 	var id json.RawMessage
 	if len(env.ID) > 0 {
@@ -177,46 +202,42 @@ func (s *Stream) prepare(body []byte) ([]byte, error) {
 			id = buf.Bytes()
 		default:
 			s.replyError(nil, CodeInvalidRequest, "invalid request: id must be a string or a number")
-			return nil, errSkip
+			return message{}, errSkip
 		}
 	}
 	if env.Method == nil {
 		if env.Result != nil || env.Error != nil {
 			s.peer.deliver(id, env.Result, env.Error) // a reply to a request of the server (Peer.Call)
-			return nil, errSkip
+			return message{}, errSkip
 		}
 		s.replyError(id, CodeInvalidRequest, "invalid request: missing method")
-		return nil, errSkip
+		return message{}, errSkip
 	}
 	if env.JSONRPC != nil && *env.JSONRPC != "2.0" {
 		s.replyError(id, CodeInvalidRequest, fmt.Sprintf("invalid request: jsonrpc must be \"2.0\", not %q", *env.JSONRPC))
-		return nil, errSkip
+		return message{}, errSkip
 	}
 	params := env.Params
 	if len(params) > 0 && params[0] != '{' && params[0] != '[' && string(params) != "null" {
 		if id == nil {
-			return nil, errSkip
+			return message{}, errSkip
 		}
 		s.replyError(id, CodeInvalidRequest, "invalid request: params must be an object or an array")
-		return nil, errSkip
+		return message{}, errSkip
 	}
-	req := wireRequest{JSONRPC: "2.0", Method: *env.Method, Params: params}
-	if id != nil {
-		text := string(id)
-		req.ID = &text
+	if len(params) == 0 {
+		params = json.RawMessage("null")
 	}
-	return json.Marshal(req)
+	return message{id: id, method: *env.Method, params: params}, nil
 }
 
-// WriteObject writes one message. Only notifications take this path: the
-// server writes its replies itself (writeResult, writeError), with the
-// request's original id text.
-func (s *Stream) WriteObject(obj any) error {
-	b, err := marshal(obj)
-	if err != nil {
-		return err
-	}
-	return s.writeFrame(b)
+// WriteObject refuses: jsonrpc2.ObjectStream asks for it, but jsonrpc2 is
+// given only the read loop. Every frame the server writes goes through the
+// Stream's own writers (writeResult, writeError, writeNotification, the
+// Peer), marshalled once by wire.Marshal; a conn.Reply or Notify that found
+// its way in would fail here rather than write a frame of another encoding.
+func (s *Stream) WriteObject(any) error {
+	return errors.New("rpc: the server writes its frames itself; jsonrpc2 only reads them")
 }
 
 // notification is a notification as the server writes it.

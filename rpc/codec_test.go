@@ -18,17 +18,18 @@ func frameOf(body string) string {
 	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
 }
 
-// readAll drains a Stream, returning the requests it yielded and the error
-// that ended it.
+// readAll drains a Stream, returning the requests it yielded (the message
+// each ReadObject kept, its id as text) and the error that ended it.
 func readAll(t testing.TB, in string) (reqs []map[string]any, out string, err error) {
 	var w bytes.Buffer
 	s := NewStream(strings.NewReader(in), &w, nil, nil)
 	for {
-		var m map[string]any
-		if err = s.ReadObject(&m); err != nil {
+		var standIn map[string]any
+		if err = s.ReadObject(&standIn); err != nil {
 			return reqs, w.String(), err
 		}
-		reqs = append(reqs, m)
+		m := s.take()
+		reqs = append(reqs, map[string]any{"id": string(m.id), "method": m.method, "params": string(m.params)})
 	}
 }
 

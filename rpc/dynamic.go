@@ -33,6 +33,3 @@ func emptyArraysAsObjects(params json.RawMessage, keys ...string) json.RawMessag
 	}
 	return b
 }
-
-// StringMap is a JSON object of strings that also accepts an empty array.
-type StringMap = wire.StringMap

@@ -1,19 +1,15 @@
 package rpc
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "github.com/toolrpc/toolrpc/wire"
 
-// marshal is json.Marshal without HTML escaping: a "<" in a grep hit is
-// written as "<", not "\u003c". Every frame the server writes is marshalled
-// here.
+// marshal is wire.Marshal, the one JSON encoding of every output, with the
+// HTML escapes of JSON a handler passed on as it is (a json.RawMessage, such
+// as a stored checkpoint) undone: a "<" in a grep hit is written as "<", not
+// "\u003c". Every frame the server writes is marshalled here.
 func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := wire.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+	return wire.Unescape(b), nil
 }

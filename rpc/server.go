@@ -144,34 +144,34 @@ func (s *server) end(code int) int {
 // Handle implements jsonrpc2.Handler. It runs serially in the read loop, so
 // everything that must happen in arrival order (cancel registration,
 // $/cancelRequest, state changes) happens here; the work runs in goroutines.
-func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
+//
+// req is jsonrpc2's stand-in; the message itself, decoded once, is the
+// stream's current one.
+func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, _ *jsonrpc2.Request) {
+	req := s.stream.take()
+	if req.id == nil {
 		s.notification(req)
 		return
 	}
-	id := json.RawMessage(req.ID.Str)
-	params := json.RawMessage("null")
-	if req.Params != nil {
-		params = *req.Params
-	}
+	id, params := req.id, req.params
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
 	switch {
-	case st == stateNew && req.Method != "initialize":
-		s.replyErr(req.ID, &Error{Code: CodeServerNotInitialized, Message: fmt.Sprintf("%s before initialize", req.Method)})
+	case st == stateNew && req.method != "initialize":
+		s.replyErr(id, &Error{Code: CodeServerNotInitialized, Message: fmt.Sprintf("%s before initialize", req.method)})
 		return
 	case st == stateShutdown:
-		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		s.replyErr(id, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.method)})
 		return
-	case req.Method == "initialize":
+	case req.method == "initialize":
 		if st != stateNew {
-			s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: "initialize may only be sent once"})
+			s.replyErr(id, &Error{Code: CodeInvalidRequest, Message: "initialize may only be sent once"})
 			return
 		}
-		s.initialize(req.ID, params)
+		s.initialize(id, params)
 		return
-	case req.Method == "shutdown":
+	case req.method == "shutdown":
 		s.mu.Lock()
 		s.state = stateShutdown
 		s.mu.Unlock()
@@ -179,39 +179,39 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		go func() {
 			defer s.acks.Done()
 			s.shutdown()
-			s.reply(req.ID, nil, nil)
+			s.reply(id, nil, nil)
 		}()
 		return
 	}
-	h := s.svc.Handler(req.Method)
+	h := s.svc.Handler(req.method)
 	if h == nil {
-		s.replyErr(req.ID, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
+		s.replyErr(id, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.method)})
 		return
 	}
-	key := idKey(req.ID.Str)
+	key := idKey(string(id))
 	ctx, cancel := context.WithCancel(s.base)
 	s.mu.Lock()
 	if s.state == stateShutdown {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.Method)})
+		s.replyErr(id, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("%s after shutdown", req.method)})
 		return
 	}
 	if _, dup := s.running[key]; dup {
 		s.mu.Unlock()
 		cancel()
-		s.replyErr(req.ID, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", id)})
+		s.replyErr(id, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("request id %s is already in use", id)})
 		return
 	}
 	s.running[key] = cancel
 	s.calls.Add(1)
 	s.mu.Unlock()
 
-	call := NewCall(req.Method, id, params, func(method string, p any) error {
+	call := NewCall(req.method, id, params, func(method string, p any) error {
 		return s.stream.writeNotification(method, p)
 	})
 	mark := s.stream.inputMark()
-	go s.run(ctx, cancel, req.ID, key, mark, call, h)
+	go s.run(ctx, cancel, id, key, mark, call, h)
 }
 
 // run waits for the input that arrived with the request to be handled (a
@@ -219,7 +219,7 @@ func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 // replies. A call cancelled before its handler starts never starts it: when
 // the slot and the cancel are both ready, select may pick either, so the
 // context is checked again once the slot is taken.
-func (s *server) run(ctx context.Context, cancel context.CancelFunc, id jsonrpc2.ID, key string, mark int64, call *Call, h Handler) {
+func (s *server) run(ctx context.Context, cancel context.CancelFunc, id json.RawMessage, key string, mark int64, call *Call, h Handler) {
 	defer s.calls.Done()
 	defer cancel()
 	var result any
@@ -254,7 +254,7 @@ func (s *server) invoke(ctx context.Context, call *Call, h Handler) (result any,
 	return h(ctx, call)
 }
 
-func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
+func (s *server) initialize(id, params json.RawMessage) {
 	var p protocol.InitializeParams
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
@@ -284,8 +284,8 @@ func (s *server) initialize(id jsonrpc2.ID, params json.RawMessage) {
 	s.reply(id, res, nil)
 }
 
-func (s *server) notification(req *jsonrpc2.Request) {
-	switch req.Method {
+func (s *server) notification(req message) {
+	switch req.method {
 	case "exit":
 		s.mu.Lock()
 		code := 1
@@ -304,7 +304,7 @@ func (s *server) notification(req *jsonrpc2.Request) {
 		var p struct {
 			ID json.RawMessage `json:"id"`
 		}
-		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || len(p.ID) == 0 {
+		if json.Unmarshal(req.params, &p) != nil || len(p.ID) == 0 {
 			return
 		}
 		var buf bytes.Buffer
@@ -342,7 +342,7 @@ func (s *server) finish(code int) {
 // reply writes the reply to id: the result is marshalled once and written
 // with the client's original id text, or the error through AsError. The
 // stream's write lock serialises it with every other frame.
-func (s *server) reply(id jsonrpc2.ID, result any, err error) {
+func (s *server) reply(id json.RawMessage, result any, err error) {
 	if err != nil {
 		s.replyErr(id, AsError(err))
 		return
@@ -352,18 +352,18 @@ func (s *server) reply(id jsonrpc2.ID, result any, err error) {
 		s.replyErr(id, &Error{Code: CodeInternalError, Message: "marshal result: " + merr.Error()})
 		return
 	}
-	if werr := s.stream.writeResult(json.RawMessage(id.Str), b); werr != nil {
-		s.log.Printf("reply %s: %v", id.Str, werr)
+	if werr := s.stream.writeResult(id, b); werr != nil {
+		s.log.Printf("reply %s: %v", id, werr)
 	}
 }
 
-func (s *server) replyErr(id jsonrpc2.ID, e *Error) {
+func (s *server) replyErr(id json.RawMessage, e *Error) {
 	wire := wireError{Code: e.Code, Message: e.Message}
 	data, err := e.wireData()
 	if err != nil {
-		s.log.Printf("error data for %s: %v", id.Str, err)
+		s.log.Printf("error data for %s: %v", id, err)
 	} else {
 		wire.Data = data
 	}
-	s.stream.writeError(json.RawMessage(id.Str), wire)
+	s.stream.writeError(id, wire)
 }

@@ -78,11 +78,11 @@ type GrepResult struct {
 func (r GrepResult) MarshalJSON() ([]byte, error) {
 	switch {
 	case r.Content != nil:
-		return json.Marshal(r.Content)
+		return Marshal(r.Content)
 	case r.Files != nil:
-		return json.Marshal(r.Files)
+		return Marshal(r.Files)
 	case r.Counts != nil:
-		return json.Marshal(r.Counts)
+		return Marshal(r.Counts)
 	}
 	return nil, fmt.Errorf("wire: empty GrepResult")
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -158,10 +157,10 @@ func (b *bench) indexed(t indexTree) (*indexedServer, error) {
 	}
 	is := &indexedServer{s: s, data: data}
 	b.indexServers[t.name] = is
-	if is.idleRSS, err = procStatusBytes(s.pid(), "VmRSS"); err != nil {
+	if is.idleRSS, err = statusBytes(s.pid(), "VmRSS"); err != nil {
 		return nil, err
 	}
-	cpu0, err := procCPU(s.pid())
+	cpu0, err := cpuTime(s.pid())
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +182,10 @@ func (b *bench) indexed(t indexTree) (*indexedServer, error) {
 		time.Sleep(indexPoll)
 	}
 	is.buildWall = time.Since(t0)
-	cpu1, _ := procCPU(s.pid())
+	cpu1, _ := cpuTime(s.pid())
 	is.buildCPU = cpu1 - cpu0
 	time.Sleep(time.Second) // the server maps the file right after the rename
-	is.builderHWM, _ = procStatusBytes(s.pid(), "VmHWM")
+	is.builderHWM, _ = statusBytes(s.pid(), "VmHWM")
 	if fi, err := os.Stat(idx); err == nil {
 		is.indexBytes = fi.Size()
 	}
@@ -230,31 +229,6 @@ func indexFigures(dir string) (textBytes int64, files int) {
 	return textBytes, files
 }
 
-// procCPU returns a process's user+system CPU time.
-func procCPU(pid int) (time.Duration, error) {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+s) * time.Second / 100, nil // USER_HZ is 100 on Linux
-}
-
-// procStatusBytes returns a /proc/pid/status field (kB) in bytes.
-func procStatusBytes(pid int, field string) (int64, error) {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	kb, err := statusKB(st, field)
-	return kb * 1024, err
-}
-
 // indexedFor returns t's indexed server (nil with the error).
 func indexedFor(b *bench, _ *Row, t indexTree) (*indexedServer, error) {
 	return b.indexed(t)
@@ -292,15 +266,15 @@ func indexBuilderRSSRow(is *indexedServer, r *Row) {
 }
 
 func indexServingRSSRow(is *indexedServer, r *Row) {
-	rss, err := procStatusBytes(is.s.pid(), "VmRSS")
+	rss, err := statusBytes(is.s.pid(), "VmRSS")
 	if err != nil {
 		r.Note = err.Error()
 		return
 	}
 	r.ToolrpcValue = float64(rss-is.idleRSS) / (1 << 20)
-	file, _ := procStatusBytes(is.s.pid(), "RssFile")
-	anon, _ := procStatusBytes(is.s.pid(), "RssAnon")
-	scan, _ := procStatusBytes(is.scan.pid(), "VmRSS")
+	file, _ := statusBytes(is.s.pid(), "RssFile")
+	anon, _ := statusBytes(is.s.pid(), "RssAnon")
+	scan, _ := statusBytes(is.scan.pid(), "VmRSS")
 	mb := func(v int64) float64 { return float64(v) / (1 << 20) }
 	r.Note = fmt.Sprintf("VmRSS %.1f MB after the index rows (%.1f MB of it mapped index and binary pages, %.1f MB anonymous), %.1f MB idle before the build; "+
 		"the scan-path server after its greps: %.1f MB", mb(rss), mb(file), mb(anon), mb(is.idleRSS), mb(scan))

@@ -195,7 +195,7 @@ func tableMemory(b *bench, r *Row) error {
 		return err
 	}
 	defer s.close()
-	idle, err := rssKB(s.pid())
+	idle, err := statusBytes(s.pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func tableMemory(b *bench, r *Row) error {
 		return err
 	}
 	time.Sleep(tableSettle)
-	built, err := rssKB(s.pid())
+	built, err := statusBytes(s.pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -211,24 +211,15 @@ func tableMemory(b *bench, r *Row) error {
 	if err != nil {
 		return err
 	}
-	r.ToolrpcValue, r.Runs, r.measured = float64(built-idle)/1024, 1, true
+	r.ToolrpcValue, r.Runs, r.measured = float64(built-idle)/(1<<20), 1, true
 	r.Note = fmt.Sprintf("VmRSS %.1f MB after initialize, %.1f MB %v after the first glob; %d inotify watches",
-		float64(idle)/1024, float64(built)/1024, tableSettle, watches)
+		float64(idle)/(1<<20), float64(built)/(1<<20), tableSettle, watches)
 	return nil
 }
 
 // tableSettle is how long the memory row lets the server idle after the
 // build before reading its RSS.
 const tableSettle = 2 * time.Second
-
-// rssKB returns a process's VmRSS in KB.
-func rssKB(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	return statusKB(b, "VmRSS")
-}
 
 // inotifyWatches counts the watches of every inotify descriptor of pid.
 func inotifyWatches(pid int) (int, error) {

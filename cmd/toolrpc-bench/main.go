@@ -381,7 +381,7 @@ func (b *bench) closeServers() string {
 	sort.Strings(roots)
 	for _, root := range roots {
 		s := b.servers[root]
-		if rss, err := peakRSS(s.pid()); err == nil {
+		if rss, err := statusBytes(s.pid(), "VmHWM"); err == nil {
 			parts = append(parts, fmt.Sprintf("%.1f MB (root %s)", float64(rss)/(1<<20), root))
 		}
 		if err := s.close(); err != nil {

@@ -60,7 +60,7 @@ func heavyRSS(b *bench, r *Row) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	rss, err := peakRSS(s.pid())
+	rss, err := statusBytes(s.pid(), "VmHWM")
 	if err != nil {
 		return err
 	}

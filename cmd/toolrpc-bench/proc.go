@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // statusKB returns the value, in kB, of the field (e.g. "VmHWM") of a
@@ -27,17 +28,41 @@ func statusKB(status []byte, field string) (int64, error) {
 	return 0, fmt.Errorf("no %s field", field)
 }
 
-// peakRSS returns the peak resident set size (VmHWM) of pid in bytes.
-func peakRSS(pid int) (int64, error) {
+// statusBytes returns a field (in kB: "VmRSS", "VmHWM", "RssAnon") of
+// /proc/<pid>/status in bytes. It is the bench's one reader of that file.
+func statusBytes(pid int, field string) (int64, error) {
 	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, fmt.Errorf("read status of %d: %w", pid, err)
 	}
-	kb, err := statusKB(st, "VmHWM")
+	kb, err := statusKB(st, field)
 	if err != nil {
 		return 0, fmt.Errorf("status of %d: %w", pid, err)
 	}
 	return kb * 1024, nil
+}
+
+// cpuTime returns the user + system CPU time pid itself has used (utime and
+// stime of /proc/<pid>/stat; not its children's, reaped or not). It is the
+// bench's one reader of that file.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	var ticks int64
+	for _, i := range []int{11, 12} { // utime, stime (fields 14, 15)
+		n, err := strconv.ParseInt(string(f[i]), 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil // USER_HZ is 100 on Linux
 }
 
 // markHolders returns the pids of live processes whose environment holds

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -229,7 +228,7 @@ func procRSS(b *bench, r *Row) error {
 	}
 	defer done()
 	time.Sleep(200 * time.Millisecond)
-	idle, err := vmField(s.pid(), "VmRSS")
+	idle, err := statusBytes(s.pid(), "VmRSS")
 	if err != nil {
 		return err
 	}
@@ -245,7 +244,7 @@ while True:
 		}
 	}
 	time.Sleep(procLoad(b))
-	peak, err := vmField(s.pid(), "VmHWM")
+	peak, err := statusBytes(s.pid(), "VmHWM")
 	if err != nil {
 		return err
 	}
@@ -325,35 +324,4 @@ func waitingCPU(s *server, load time.Duration, until string) (float64, error) {
 		return 0, err
 	}
 	return 100 * (t1 - t0).Seconds() / time.Since(began).Seconds(), nil
-}
-
-// vmField returns a /proc/PID/status field in bytes.
-func vmField(pid int, field string) (int64, error) {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	kb, err := statusKB(st, field)
-	return kb * 1024, err
-}
-
-// cpuTime returns the user + system time of pid (and its reaped children).
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	var ticks int64
-	for _, i := range []int{11, 12} { // utime, stime (fields 14, 15)
-		n, err := strconv.ParseInt(string(f[i]), 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil // USER_HZ is 100 on Linux
 }

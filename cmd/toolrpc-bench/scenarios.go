@@ -606,7 +606,7 @@ func bashPipeline(b *bench, r *Row) error {
 		r.Status = statusMissed
 		r.Note += fmt.Sprintf("; stdoutInfo.bytes %d (want %d), truncated %v", g.StdoutInfo.Bytes, want, g.Truncated)
 	}
-	rss, err := peakRSS(s.pid())
+	rss, err := statusBytes(s.pid(), "VmHWM")
 	if err != nil {
 		return err
 	}
