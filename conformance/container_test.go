@@ -41,7 +41,9 @@ import (
 //   - The SPEC §13 tests that drive programs the minimal image does not
 //     have (TestProcess_InputDetected: python3, node; _InputEchoOff:
 //     ssh-keygen; _NoInputWhenBusy: python3; _AlternateScreen: less, vim;
-//     _PortEvent: python3 -m http.server; the txtar cases process_input and
+//     _PortEvent: python3 -m http.server; _InputNeovim: nvim, git;
+//     _InputOtherThread: python3, go; _WriteThenWait: vim, git, python3;
+//     _ScreenPrompt: top, less, vim; the txtar cases process_input and
 //     process_events, hence TestTxtar). The detector itself works in the
 //     container: TestContainer_ProcessEvents sees input on a pty and on a
 //     pipe, echo off, and a listening port there with bash and perl, which
@@ -58,6 +60,10 @@ var podmanExceptions = []string{
 	"TestProcess_NoInputWhenBusy$",
 	"TestProcess_AlternateScreen$",
 	"TestProcess_PortEvent$",
+	"TestProcess_InputNeovim$",
+	"TestProcess_InputOtherThread$",
+	"TestProcess_WriteThenWait$",
+	"TestProcess_ScreenPrompt$",
 	"TestTxtar$",
 }
 
