@@ -118,9 +118,11 @@ func TestProcess_WriteThenWait(t *testing.T) {
 
 		lingering := `python3 -u -c '
 import select, sys
+p = select.poll()
+p.register(sys.stdin, select.POLLIN)
 while True:
     line = sys.stdin.readline()
-    select.select([sys.stdin], [], [], 0.3)
+    p.poll(300)
     print("took", line.strip())'`
 		r = f.ok(t, "start", map[string]any{"command": lingering, "wait": wait(longWait, "input", "exit")})
 		require.Equal(t, "input", r.Reason)
