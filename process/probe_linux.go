@@ -117,9 +117,14 @@ func probeInput(pids []int, tg target) probe {
 	}
 	settle, found := time.Duration(0), false
 	for _, pid := range pids {
-		pgrp, threads := statOf(pid)
-		if fg >= 0 && pgrp != fg {
-			continue
+		var threads int
+		if fg >= 0 {
+			var pgrp int
+			if pgrp, threads = statOf(pid); pgrp != fg {
+				continue
+			}
+		} else {
+			threads = threadsOf(pid)
 		}
 		for _, tid := range tasksOf(pid, threads) {
 			w, ok := blockedOn(pid, tid, tg, raw)
@@ -186,6 +191,17 @@ func statOf(pid int) (pgrp, threads int) {
 		threads = 1
 	}
 	return pgrp, threads
+}
+
+// threadsOf returns pid's number of threads with one syscall: the link
+// count of /proc/PID/task is 2 more (its "." and its parent's link). It
+// returns 1 when it cannot tell.
+func threadsOf(pid int) int {
+	var st unix.Stat_t
+	if unix.Stat("/proc/"+strconv.Itoa(pid)+"/task", &st) != nil || st.Nlink < 3 {
+		return 1
+	}
+	return int(st.Nlink) - 2
 }
 
 // tasksOf returns the thread ids of pid: pid alone when it has one thread
