@@ -191,7 +191,7 @@ func (p *Process) confirmInput(lastOut time.Time) bool {
 		return false
 	}
 	pr := p.probeInput(p.g.Pids())
-	if !pr.blocked || p.tg.queued() > 0 {
+	if !pr.blocked {
 		return false
 	}
 	if time.Since(latest(lastOut, wrote)) < pr.settle {
