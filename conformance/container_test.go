@@ -47,7 +47,8 @@ import (
 //     process_events, hence TestTxtar). The detector itself works in the
 //     container: TestContainer_ProcessEvents sees input on a pty and on a
 //     pipe, echo off, and a listening port there with bash and perl, which
-//     the image has.
+//     the image has; and TestContainer_ProcessesOverPodman runs every SPEC
+//     §13 test in the tools image, which has those programs.
 var podmanExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
@@ -91,6 +92,20 @@ func TestContainer_SuiteOverPodman(t *testing.T) {
 	c := startContainer(t, bookwormImage, ws, "--pid=host", "-v", goroot+":"+goroot+":ro")
 	wrapper := c.writeWrapper(t, podmanWrapper{})
 	runSuiteThrough(t, "podman", wrapper, podmanExceptions, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
+}
+
+// TestContainer_ProcessesOverPodman re-runs every SPEC §13 test
+// (TestProcess_*) with the server in a container of toolsImage, which has
+// the programs they drive (the minimal image of TestContainer_SuiteOverPodman
+// lacks them, hence its exceptions), through `podman exec -i`, with what
+// that test shares (TMPDIR, the host's PID namespace).
+//
+// Checks SPEC §13 (every section, through podman exec -i).
+func TestContainer_ProcessesOverPodman(t *testing.T) {
+	ws := containerTempDir(t)
+	c := startContainer(t, toolsImage, ws, "--pid=host")
+	wrapper := c.writeWrapper(t, podmanWrapper{})
+	runTestsThrough(t, "podman", wrapper, "^TestProcess_", nil, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
 }
 
 // inContainer makes the rest of the test start servers through a wrapper
