@@ -48,7 +48,7 @@ import (
 //     container: TestContainer_ProcessEvents sees input on a pty and on a
 //     pipe, echo off, and a listening port there with bash and perl, which
 //     the image has; and TestContainer_ProcessesOverPodman runs every SPEC
-//     §13 test in the tools image, which has those programs.
+//     §13 test and TestTxtar in the tools image, which has those programs.
 var podmanExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
@@ -95,7 +95,8 @@ func TestContainer_SuiteOverPodman(t *testing.T) {
 }
 
 // TestContainer_ProcessesOverPodman re-runs every SPEC §13 test
-// (TestProcess_*) with the server in a container of toolsImage, which has
+// (TestProcess_*, and TestTxtar for its process_input and process_events
+// cases) with the server in a container of toolsImage, which has
 // the programs they drive (the minimal image of TestContainer_SuiteOverPodman
 // lacks them, hence its exceptions), through `podman exec -i`, with what
 // that test shares (TMPDIR, the host's PID namespace).
@@ -105,7 +106,7 @@ func TestContainer_ProcessesOverPodman(t *testing.T) {
 	ws := containerTempDir(t)
 	c := startContainer(t, toolsImage, ws, "--pid=host")
 	wrapper := c.writeWrapper(t, podmanWrapper{})
-	runTestsThrough(t, "podman", wrapper, "^TestProcess_", nil, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
+	runTestsThrough(t, "podman", wrapper, "^(TestProcess_|TestTxtar$)", nil, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
 }
 
 // inContainer makes the rest of the test start servers through a wrapper
