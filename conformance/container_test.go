@@ -41,11 +41,14 @@ import (
 //   - The SPEC §13 tests that drive programs the minimal image does not
 //     have (TestProcess_InputDetected: python3, node; _InputEchoOff:
 //     ssh-keygen; _NoInputWhenBusy: python3; _AlternateScreen: less, vim;
-//     _PortEvent: python3 -m http.server; the txtar cases process_input and
+//     _PortEvent: python3 -m http.server; _InputNeovim: nvim, git;
+//     _InputOtherThread: python3, go; _WriteThenWait: vim, git, python3;
+//     _ScreenPrompt: top, less, vim; the txtar cases process_input and
 //     process_events, hence TestTxtar). The detector itself works in the
 //     container: TestContainer_ProcessEvents sees input on a pty and on a
 //     pipe, echo off, and a listening port there with bash and perl, which
-//     the image has.
+//     the image has; and TestContainer_ProcessesOverPodman runs every SPEC
+//     §13 test and TestTxtar in the tools image, which has those programs.
 var podmanExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
@@ -58,6 +61,10 @@ var podmanExceptions = []string{
 	"TestProcess_NoInputWhenBusy$",
 	"TestProcess_AlternateScreen$",
 	"TestProcess_PortEvent$",
+	"TestProcess_InputNeovim$",
+	"TestProcess_InputOtherThread$",
+	"TestProcess_WriteThenWait$",
+	"TestProcess_ScreenPrompt$",
 	"TestTxtar$",
 }
 
@@ -85,6 +92,21 @@ func TestContainer_SuiteOverPodman(t *testing.T) {
 	c := startContainer(t, bookwormImage, ws, "--pid=host", "-v", goroot+":"+goroot+":ro")
 	wrapper := c.writeWrapper(t, podmanWrapper{})
 	runSuiteThrough(t, "podman", wrapper, podmanExceptions, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
+}
+
+// TestContainer_ProcessesOverPodman re-runs every SPEC §13 test
+// (TestProcess_*, and TestTxtar for its process_input and process_events
+// cases) with the server in a container of toolsImage, which has
+// the programs they drive (the minimal image of TestContainer_SuiteOverPodman
+// lacks them, hence its exceptions), through `podman exec -i`, with what
+// that test shares (TMPDIR, the host's PID namespace).
+//
+// Checks SPEC §13 (every section, through podman exec -i).
+func TestContainer_ProcessesOverPodman(t *testing.T) {
+	ws := containerTempDir(t)
+	c := startContainer(t, toolsImage, ws, "--pid=host")
+	wrapper := c.writeWrapper(t, podmanWrapper{})
+	runTestsThrough(t, "podman", wrapper, "^(TestProcess_|TestTxtar$)", nil, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
 }
 
 // inContainer makes the rest of the test start servers through a wrapper

@@ -26,6 +26,9 @@ import (
 const (
 	bookwormImage = "localhost/bookworm-min" // debootstrap minbase: bash, coreutils, util-linux
 	busyboxImage  = "localhost/busybox-min"  // busybox only: /bin/sh, no bash, no libc
+	// toolsImage is bookwormImage with the programs the SPEC §13 tests
+	// drive: python3, node, ssh-keygen, less, vim, nvim, git, top.
+	toolsImage = "localhost/bookworm-tools"
 )
 
 // podmanGlobal are the flags every podman command gets: crun refuses this

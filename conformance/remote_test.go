@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,9 +185,23 @@ func TestRemote_SuiteOverSSH(t *testing.T) {
 // transportEnv=transport (plus env), and requires every test it lists to
 // pass, except those matching exceptions.
 func runSuiteThrough(t *testing.T, transport, wrapper string, exceptions []string, env ...string) {
+	runTestsThrough(t, transport, wrapper, "", exceptions, env...)
+}
+
+// runTestsThrough is runSuiteThrough for the tests matching run ("": all).
+func runTestsThrough(t *testing.T, transport, wrapper, run string, exceptions []string, env ...string) {
 	want := listTests(t)
+	if run != "" {
+		want = slices.DeleteFunc(want, func(name string) bool { return !regexp.MustCompile(run).MatchString(name) })
+	}
 	skip := "^(" + strings.Join(exceptions, "|") + ")"
+	if len(exceptions) == 0 {
+		skip = "^$"
+	}
 	args := []string{"-test.count=1", "-test.v", "-test.timeout=40m", "-test.skip=" + skip, "-bin=" + wrapper}
+	if run != "" {
+		args = append(args, "-test.run="+run)
+	}
 	if testing.Short() {
 		args = append(args, "-test.short")
 	}

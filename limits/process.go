@@ -60,3 +60,10 @@ const (
 	ProcessInputFastFor = 1 * time.Second
 	ProcessInputPollMax = 200 * time.Millisecond
 )
+
+// ProcessShortWait is the longest timeout of a wait for input that is not
+// taken for a prompt at once: a program in such a wait acts by itself soon
+// (vim waits 100 ms after an Esc to tell it from the start of a key's code),
+// so its output must first rest as long as the wait's timeout. A wait with
+// a longer timeout, or none, is a prompt as soon as it is seen (SPEC §13.1).
+const ProcessShortWait = 1 * time.Second

@@ -21,11 +21,16 @@
 //
 // Await answers on the first of five events. exit comes from waitid on the
 // shell, never from end of file on its output. input comes from /proc: a
-// process of the tree (on a pty, of the terminal's foreground process
-// group, TIOCGPGRP) sleeping in read, readv or pread64 on the terminal or
-// the stdin pipe (/proc/PID/syscall and the fd's target), in epoll_wait on a
-// set holding it (/proc/PID/fdinfo), in poll on an array holding it, or, on
-// a terminal without ICANON, in poll or select with it open. It is probed
+// thread of a process of the tree (on a pty, of the terminal's foreground
+// process group, TIOCGPGRP) sleeping in read, readv or pread64 on the
+// terminal or the stdin pipe (/proc/PID/task/TID/syscall and the fd's
+// target), in epoll_wait on a set holding it (/proc/PID/fdinfo), in poll or
+// select on a set holding it (read from its memory), or, on a terminal
+// without ICANON, in poll or select with it as stdin. Two probes must find
+// the same waits, nothing written may be left in the input queue, and a
+// wait that ends by itself within limits.ProcessShortWait counts only once
+// output rested as long: after a write, input means the program took the
+// bytes and drew what it draws for them. It is probed
 // only while a call waits for it and output is quiet, every
 // limits.ProcessInputPoll, slowing to limits.ProcessInputPollMax, so quiet
 // processes cost nothing. port comes from the tree's socket inodes against
@@ -36,7 +41,8 @@
 //
 // The Renderer applies a line discipline (carriage return, backspace,
 // erase-line and cursor moves within the line; SGR, OSC and every other
-// escape dropped), parsing with github.com/charmbracelet/x/ansi. On a pty, a
+// escape dropped), parsing with github.com/charmbracelet/x/ansi, and holds
+// back empty lines that a clear of the screen drops (clear.go). On a pty, a
 // program on the alternate screen (less, vim, htop) is rendered by the
 // terminal emulator github.com/charmbracelet/x/vt and shown as snapshots
 // introduced by "[screen COLSxROWS]".

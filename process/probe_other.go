@@ -16,13 +16,20 @@ const promptConfidence = "low"
 type target struct {
 	master  int    // pty master fd, -1 in pipe mode
 	ttyRdev uint64 // the slave's device number (pty)
+	ttyPath string // the slave's path (pty)
 	pipeIno uint64 // the stdin pipe's inode (pipe)
+	stdin   int    // the stdin pipe's write end (pipe), -1 on a pty
 }
+
+// queued is 0 outside Linux: the input queue is not read there.
+func (target) queued() int { return 0 }
 
 // probe is what one look at the process found.
 type probe struct {
 	blocked bool // the process is taken to wait for input
 	echo    bool // always true: echo cannot be read here
+	settle  time.Duration
+	waits   string
 }
 
 // probeInput is the fallback of SPEC §13.1: a process whose output rested

@@ -101,7 +101,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{spec: spec, log: log, started: time.Now(), changed: make(chan struct{}),
-		done: make(chan struct{}), readDone: make(chan struct{}), tg: target{master: -1},
+		done: make(chan struct{}), readDone: make(chan struct{}), tg: target{master: -1, stdin: -1},
 		lines: map[int]func(string){}}
 	p.lastOut = p.started
 	p.rend = NewRenderer(spec.Cols, spec.Rows, spec.Mode == PTY, p.emit)
@@ -114,7 +114,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			return nil, fmt.Errorf("start %q: open pty: %w", spec.Command, err)
 		}
 		_ = pty.Setsize(master, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)})
-		p.tg.ttyRdev = rdevOf(slave)
+		p.tg.ttyRdev, p.tg.ttyPath = rdevOf(slave), slave.Name()
 		p.master, tty = master, slave
 		p.tg.master = fdOf(master)
 		pg.TTY = slave
@@ -140,7 +140,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p.g = g
 	if spec.Mode == Pipe {
 		p.stdin = g.Stdin()
-		p.tg.pipeIno = inodeOf(p.stdin)
+		p.tg.pipeIno, p.tg.stdin = inodeOf(p.stdin), fdOf(p.stdin)
 		close(p.readDone)
 	} else {
 		go p.readMaster()

@@ -46,6 +46,9 @@ type Renderer struct {
 	line    []rune // the current line's cells
 	col     int    // the cursor's column in line
 	flushed string // the part of the current line Flush emitted
+	blank   int    // empty lines held back: a clear drops them (clear.go)
+	home    bool   // the cursor was sent home and nothing was drawn since
+	hidden  bool   // the program hid the cursor (DECTCEM reset)
 
 	screen *vt.Emulator // non-nil while the alternate screen is shown
 	shown  string       // the last snapshot emitted
@@ -70,6 +73,7 @@ func NewRenderer(cols, rows int, screen bool, emit func([]byte)) *Renderer {
 		Print:     r.print,
 		Execute:   r.execute,
 		HandleCsi: r.csi,
+		HandleEsc: r.esc,
 	})
 	return r
 }
@@ -117,8 +121,8 @@ func (r *Renderer) plainLines(p []byte) int {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if c == '\n' {
-			if i-start > limits.MaxLineChars {
-				break
+			if i == start || i-start > limits.MaxLineChars {
+				break // an empty line may be held back (clear.go)
 			}
 			end, start = i+1, i+1
 			continue
@@ -128,6 +132,8 @@ func (r *Renderer) plainLines(p []byte) int {
 		}
 	}
 	if end > 0 {
+		r.releaseBlank()
+		r.home = false
 		r.emitBytes(p[:end])
 	}
 	return end
@@ -151,6 +157,9 @@ func (r *Renderer) Flush() {
 		return
 	}
 	cur := string(r.line)
+	if cur != r.flushed {
+		r.releaseBlank()
+	}
 	switch {
 	case cur == r.flushed:
 	case strings.HasPrefix(cur, r.flushed):
@@ -164,6 +173,36 @@ func (r *Renderer) Flush() {
 
 // Pending returns the current line, not yet committed by a "\n".
 func (r *Renderer) Pending() string { return string(r.line) }
+
+// ScreenPrompt returns, while the alternate screen is shown, the row the
+// cursor is on when it reads as a prompt: a row with text that the cursor
+// stands just after, where typing goes (less's ":", vim's command line). A
+// row the cursor stands within or before, or an empty one, is data (a
+// process row of top, a line of a file): then ok is false.
+func (r *Renderer) ScreenPrompt() (text string, ok bool) {
+	if r.screen == nil {
+		return "", false
+	}
+	pos := r.screen.CursorPosition()
+	rows := strings.Split(r.screen.String(), "\n")
+	if pos.Y < 0 || pos.Y >= len(rows) {
+		return "", false
+	}
+	row := strings.TrimRight(screenText(rows[pos.Y]), " \n")
+	if strings.TrimSpace(row) == "" || pos.X < utf8.RuneCountInString(row) {
+		return "", false
+	}
+	return row, true
+}
+
+// CursorHidden reports whether the program hid the cursor (top does while
+// it shows its table): then no row is where typing goes.
+func (r *Renderer) CursorHidden() bool {
+	if r.screen != nil {
+		return r.screen.CursorHidden()
+	}
+	return r.hidden
+}
 
 // Screen reports whether the alternate screen is shown.
 func (r *Renderer) Screen() bool { return r.screen != nil }
@@ -192,6 +231,11 @@ func (r *Renderer) emit(s string) {
 // commit ends the current line.
 func (r *Renderer) commit() {
 	cur := string(r.line)
+	if cur == "" && r.flushed == "" {
+		r.holdBlank()
+		return
+	}
+	r.releaseBlank()
 	switch {
 	case strings.HasPrefix(cur, r.flushed):
 		r.emit(cur[len(r.flushed):] + "\n")
@@ -214,6 +258,7 @@ func (r *Renderer) print(c rune) {
 // put writes c at the cursor, padding with spaces past the line's end; cells
 // past MaxLineChars are dropped.
 func (r *Renderer) put(c rune) {
+	r.home = false
 	if r.col >= limits.MaxLineChars {
 		return
 	}
@@ -232,6 +277,7 @@ func (r *Renderer) execute(b byte) {
 	if r.screen != nil {
 		return
 	}
+	r.home = false
 	switch b {
 	case '\n', '\v', '\f':
 		r.commit()
@@ -254,6 +300,10 @@ func (r *Renderer) csi(cmd ansi.Cmd, params ansi.Params) {
 		return
 	}
 	n = max(n, 1)
+	home := r.home
+	if cmd.Final() != 'm' { // SGR does not move the cursor
+		r.home = false
+	}
 	switch cmd.Final() {
 	case 'C', 'a': // CUF, HPR
 		r.col = min(r.col+n, limits.MaxLineChars)
@@ -261,9 +311,12 @@ func (r *Renderer) csi(cmd ansi.Cmd, params ansi.Params) {
 		r.col = max(r.col-n, 0)
 	case 'G', '`': // CHA, HPA
 		r.col = min(n-1, limits.MaxLineChars)
-	case 'H', 'f': // CUP: only the column is kept
+	case 'H', 'f': // CUP: only the column is kept, and whether it is home
 		c, _, _ := params.Param(1, 1)
 		r.col = min(max(c, 1)-1, limits.MaxLineChars)
+		r.home = n == 1 && c <= 1
+	case 'J': // ED
+		r.eraseDisplay(paramOr(params, 0), home)
 	case 'K': // EL
 		r.eraseLine(paramOr(params, 0))
 	case 'X': // ECH
@@ -307,10 +360,13 @@ func (r *Renderer) eraseLine(mode int) {
 	}
 }
 
-// privateMode handles DECSET/DECRST: 47, 1047 and 1049 switch screens.
+// privateMode handles DECSET/DECRST: 25 shows or hides the cursor; 47,
+// 1047 and 1049 switch screens.
 func (r *Renderer) privateMode(set bool, params ansi.Params) {
 	for _, p := range params {
 		switch p.Param(0) {
+		case 25:
+			r.hidden = !set
 		case 47, 1047, 1049:
 			if !r.screenOK {
 				continue
@@ -328,6 +384,7 @@ func (r *Renderer) enterScreen() {
 	if len(r.line) > 0 {
 		r.commit()
 	}
+	r.releaseBlank()
 	r.screen = vt.NewEmulator(r.cols, r.rows)
 	r.screen.SetScrollbackSize(0)
 	r.shown, r.dirty = "", true
@@ -402,10 +459,20 @@ func screenText(s string) string {
 
 var _ io.Writer = (*Renderer)(nil)
 
-// Close releases the emulator of an alternate screen still shown.
+// Close releases the emulator of an alternate screen still shown, and emits
+// the empty lines held back at the end of the stream.
 func (r *Renderer) Close() {
+	r.releaseBlank()
 	if r.screen != nil {
 		closeEmulator(r.screen)
 		r.screen = nil
+	}
+}
+
+// esc handles the ESC sequences the line discipline knows: RIS (ESC c)
+// resets the terminal, a clear of its screen.
+func (r *Renderer) esc(cmd ansi.Cmd) {
+	if r.screen == nil && cmd.Final() == 'c' && cmd.Intermediate() == 0 {
+		r.clear()
 	}
 }

@@ -66,6 +66,8 @@ func (p *Process) Info(reason Event) Info {
 		p.lastReason = string(reason)
 	}
 	pending := p.rend.Pending()
+	screen, hidden := p.rend.Screen(), p.rend.CursorHidden()
+	screenPrompt, onPrompt := p.rend.ScreenPrompt()
 	p.mu.Unlock()
 	in.Reason = reason
 	if p.Exited() {
@@ -88,7 +90,16 @@ func (p *Process) Info(reason Event) Info {
 	in.Ports = listeningPorts(pids)
 	if pr := p.probeInput(pids); pr.blocked || reason == EvInput {
 		in.State = AwaitingInput
-		in.Prompt = &Prompt{Text: promptText(pending, p.lastLine()), Echo: pr.echo, Confidence: promptConfidence}
+		switch {
+		case hidden:
+			// No row is where typing goes (top's table): no prompt.
+		case !screen:
+			in.Prompt = &Prompt{Text: promptText(pending, p.lastLine()), Echo: pr.echo, Confidence: promptConfidence}
+		case onPrompt:
+			// On the alternate screen the prompt is the cursor's row, or
+			// none: never the last row of data.
+			in.Prompt = &Prompt{Text: screenPrompt, Echo: pr.echo, Confidence: promptConfidence}
+		}
 	}
 	if in.Reason == "" {
 		in.Reason = EvTimeout

@@ -2,6 +2,6 @@
 
 package process
 
-// syscallKind knows no syscall numbers on this architecture: input is then
+// syscallOf knows no syscall numbers on this architecture: input is then
 // never detected from /proc, and waits answer on idle instead.
-func syscallKind(nr int64) sysKind { return sysOther }
+func syscallOf(nr int64) syscallInfo { return syscallInfo{} }

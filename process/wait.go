@@ -178,8 +178,9 @@ func (w Wait) nextWake(quiet, poll time.Duration) (next, newPoll time.Duration) 
 	return next, poll
 }
 
-// confirmInput reports a blocked read seen by two probes with no output in
-// between.
+// confirmInput reports a blocked read seen by two probes that find the
+// same waits, with no output in between and nothing written left unread (SPEC §13.1: after a write, input
+// means the program took what was written and drew what it draws for it).
 func (p *Process) confirmInput(lastOut time.Time) bool {
 	p.mu.Lock()
 	wrote := p.lastWrite
@@ -189,8 +190,12 @@ func (p *Process) confirmInput(lastOut time.Time) bool {
 		// woken to take it, and still shows in read.
 		return false
 	}
-	if !p.probeInput(p.g.Pids()).blocked {
+	pr := p.probeInput(p.g.Pids())
+	if !pr.blocked {
 		return false
+	}
+	if time.Since(latest(lastOut, wrote)) < pr.settle {
+		return false // a short wait that ends by itself: it may draw yet
 	}
 	pause := inputConfirm
 	if p.master != nil {
@@ -206,7 +211,21 @@ func (p *Process) confirmInput(lastOut time.Time) bool {
 	p.mu.Lock()
 	quiet := p.lastOut.Equal(lastOut)
 	p.mu.Unlock()
-	return quiet && p.unread() == 0 && p.probeInput(p.g.Pids()).blocked
+	if !quiet || p.unread() != 0 || p.tg.queued() != 0 {
+		return false
+	}
+	// The same waits as before: no thread woke in between (a short wait
+	// that ended and drew is not confirmed by the wait that followed it).
+	again := p.probeInput(p.g.Pids())
+	return again.blocked && again.waits == pr.waits
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // unread returns the output bytes written by the tree but not read yet.

@@ -47,6 +47,9 @@ func processRows() []scenario {
 	}
 }
 
+// processRowsAll is the process rows of issue 23 and issue 33.
+func processRowsAll() []scenario { return append(processRows(), processPromptRows()...) }
+
 // procServer starts a fresh server on a scratch workspace.
 func procServer(b *bench) (*server, func(), error) {
 	dir, err := os.MkdirTemp("", "toolrpc-bench-process-")
@@ -191,6 +194,12 @@ func procBackgroundExit(b *bench, r *Row) error {
 
 // procBarRatio compares the bar's rendered log with its raw bytes.
 func procBarRatio(b *bench, r *Row) error {
+	return procRenderRatio(b, r, procBar)
+}
+
+// procRenderRatio compares the rendered log of a pty command that prints
+// and exits with its raw bytes.
+func procRenderRatio(b *bench, r *Row, procBar string) error {
 	s, done, err := procServer(b)
 	if err != nil {
 		return err
