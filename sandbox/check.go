@@ -197,3 +197,25 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// UnavailableError refuses a call whose explicit mode this machine cannot
+// enforce in full (SPEC §14's SANDBOX_UNAVAILABLE).
+type UnavailableError struct {
+	// Missing says what is missing and the option that turns it off.
+	Missing string
+}
+
+// Error names what is missing.
+func (e *UnavailableError) Error() string { return "sandbox unavailable: " + e.Missing }
+
+// Code is the SPEC §10 data.code.
+func (e *UnavailableError) Code() string { return wire.SandboxUnavailable }
+
+// Usable returns nil when commands can run under the policy, else an
+// *UnavailableError.
+func (r *Resolved) Usable() error {
+	if r != nil && r.Unavailable != "" {
+		return &UnavailableError{Missing: r.Unavailable}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// runIn runs command under r in dir and returns its exit code and output.
+func runIn(t *testing.T, r *Resolved, dir, command string) (int, string) {
+	t.Helper()
+	wrap, err := r.Wrap()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	g, err := procgroup.Start(procgroup.Spec{Command: command, Dir: dir, Stdout: &out, Stderr: &out, Wrap: wrap})
+	require.NoError(t, err)
+	st, _ := g.Wait()
+	return st.ExitCode, out.String()
+}
+
+// TestWrapConfines checks SPEC §14: a wrapped command writes inside the
+// workspace and nowhere else, cannot read a private key, and cannot change
+// .git/hooks.
+func TestWrapConfines(t *testing.T) {
+	env := testEnv(t)
+	env.Machine = Probe()
+	if env.Machine.LandlockABI == 0 {
+		t.Skip("no Landlock")
+	}
+	r, err := Resolve(wire.SandboxPolicy{}, env)
+	require.NoError(t, err)
+	ws := env.Roots[0]
+	code, out := runIn(t, r, ws, "echo hi > a.txt && cat a.txt && mkdir -p sub && echo x > sub/b && git --version >/dev/null")
+	require.Equal(t, 0, code, out)
+	code, out = runIn(t, r, ws, "echo evil > "+env.Home+"/.bashrc")
+	require.NotEqual(t, 0, code, out)
+	require.NoFileExists(t, filepath.Join(env.Home, ".bashrc"))
+	code, out = runIn(t, r, ws, "cat "+env.Home+"/.ssh/id_ed25519")
+	require.NotEqual(t, 0, code, out)
+	code, out = runIn(t, r, ws, "cat "+env.Home+"/.ssh/id_ed25519.pub "+env.Home+"/.ssh/known_hosts")
+	require.Equal(t, 0, code, out)
+	code, out = runIn(t, r, ws, "echo evil > .git/hooks/pre-commit")
+	require.NotEqual(t, 0, code, out)
+	code, out = runIn(t, r, ws, "mv .git .git2")
+	require.NotEqual(t, 0, code, out)
+	require.DirExists(t, filepath.Join(ws, ".git"))
+	_, err = os.Stat(filepath.Join(ws, ".git/hooks/pre-commit"))
+	require.Error(t, err)
+	t.Log(out)
+}
