@@ -56,8 +56,8 @@ type Conf struct {
 
 // options is initializationOptions (SPEC §1).
 type options struct {
-	SessionID     *string  `json:"sessionId"`
-	DataDir       *string  `json:"dataDir"`
+	SessionID     *string             `json:"sessionId"`
+	DataDir       *string             `json:"dataDir"`
 	ExternalRoots []string            `json:"externalRoots"`
 	Sandbox       *wire.SandboxPolicy `json:"sandbox"`
 }
