@@ -86,6 +86,11 @@ func (r *Resolved) explainPath(line, c, dir string) error {
 			return nil
 		}
 		p = filepath.Join(dir, p)
+		if !looksLikePath(c) {
+			if _, err := os.Lstat(p); err != nil {
+				return nil
+			}
+		}
 	}
 	p = canonicalParent(p)
 	if err := r.CheckRead(p); err != nil {
@@ -127,6 +132,8 @@ func pathCandidates(line string) []string {
 		f = strings.TrimSpace(f)
 		if looksLikePath(f) {
 			out = append(out, f)
+		} else if f != "" && !strings.ContainsAny(f, " \t") {
+			out = append(out, f) // a bare name; explainPath keeps it only if it exists
 		}
 		// "cannot create /x/y" and "open /x/y" carry the path after a verb.
 		if i := strings.LastIndexByte(f, ' '); i >= 0 && looksLikePath(f[i+1:]) {
