@@ -27,7 +27,7 @@ var netWords = []string{"Could not resolve host", "Temporary failure in name res
 var (
 	quoted = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^']+)'")
 	hostRe = regexp.MustCompile(`(?:host:?\s+|to\s+|connect to\s+|https?://)([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]|\[[0-9a-fA-F:]+\])(?:(?::|\s+port\s+)(\d+))?`)
-	addrRe = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?\b`)
+	addrRe = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?:(?::|\s+port\s+)(\d+))?\b`)
 )
 
 // Explain returns what the policy denied a command whose output (stderr and
