@@ -166,6 +166,13 @@ func ttyPath() string {
 // and a Tree one is read-only. The .git directories are found again here, so
 // one made since the policy was resolved is protected too.
 func (r *Resolved) bindProtected() error {
+	// Never change the mounts of the namespace this process was started in
+	// (a wrapper run by hand, or a parent that did not unshare).
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	parent, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
+	if err1 != nil || err2 != nil || self == parent {
+		return fmt.Errorf("not in a mount namespace of its own (%s, parent %s)", self, parent)
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("mount namespace: %w", err)
 	}
