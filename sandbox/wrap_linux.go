@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -44,7 +45,9 @@ func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysPro
 	if err := r.Usable(); err != nil || !r.Enforced() {
 		return nil, err
 	}
-	b, err := json.Marshal(r)
+	c := *r
+	c.ServerMountNS = serverMountNS()
+	b, err := json.Marshal(&c)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +68,13 @@ func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysPro
 		return selfExe, out
 	}, nil
 }
+
+// serverMountNS names the server's mount namespace, which a wrapper must
+// never change.
+var serverMountNS = sync.OnceValue(func() string {
+	ns, _ := os.Readlink("/proc/self/ns/mnt")
+	return ns
+})
 
 // selfExe is this binary, even when its file was replaced or removed.
 const selfExe = "/proc/self/exe"
@@ -168,10 +178,9 @@ func ttyPath() string {
 func (r *Resolved) bindProtected() error {
 	// Never change the mounts of the namespace this process was started in
 	// (a wrapper run by hand, or a parent that did not unshare).
-	self, err1 := os.Readlink("/proc/self/ns/mnt")
-	parent, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
-	if err1 != nil || err2 != nil || self == parent {
-		return fmt.Errorf("not in a mount namespace of its own (%s, parent %s)", self, parent)
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil || r.ServerMountNS == "" || self == r.ServerMountNS {
+		return fmt.Errorf("not in a mount namespace of its own (%s, the server's %q)", self, r.ServerMountNS)
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("mount namespace: %w", err)
