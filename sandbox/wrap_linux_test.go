@@ -4,7 +4,9 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,4 +84,32 @@ func BenchmarkWrapTrue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestWrapperRefusesServerNamespace checks SPEC §14's "never in silence":
+// a wrapper started in the server's own mount namespace (not by Wrap) does
+// not touch its mounts, does not run the command, and says why.
+func TestWrapperRefusesServerNamespace(t *testing.T) {
+	env := testEnv(t)
+	env.Machine = Probe()
+	if !env.Machine.MountNS {
+		t.Skip("no mount namespace here")
+	}
+	r, err := Resolve(wire.SandboxPolicy{}, env)
+	require.NoError(t, err)
+	c := *r
+	c.ServerMountNS = serverMountNS()
+	b, err := json.Marshal(&c)
+	require.NoError(t, err)
+	before, err := os.ReadFile("/proc/self/mountinfo")
+	require.NoError(t, err)
+	out, err := exec.Command(os.Args[0], wrapArg, string(b), "/bin/sh", "-c", "echo ran").CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, wrapFailCode, exit.ExitCode())
+	require.Contains(t, string(out), "not in a mount namespace of its own")
+	require.NotContains(t, string(out), "ran")
+	after, err := os.ReadFile("/proc/self/mountinfo")
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
 }
