@@ -19,10 +19,12 @@
 //
 // # Enforcement on Linux
 //
-// Command wraps a shell command line so that this binary, re-executed with a
-// hidden first argument (dispatched by this package's init), sets
-// no_new_privs, binds the protected paths read-only in a mount namespace of
-// its own where root or user namespaces allow it, applies Landlock (files,
+// Resolved.Wrap starts the shell so that this binary, re-executed with a
+// hidden first argument (dispatched by this package's init), in a mount
+// namespace of its own where root or user namespaces allow it makes every
+// mount read-only but the writable set and binds the protected paths
+// read-only (never in the server's namespace), sets no_new_privs, applies
+// Landlock (files,
 // TCP and signal/abstract-socket scoping, as the kernel's ABI has them),
 // installs a seccomp filter for network off, drops every capability, and then
 // execs the shell in its place (same pid, so procgroup's cgroups, cookies and
