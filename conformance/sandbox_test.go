@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,30 +64,14 @@ type sandboxBash struct {
 	Sandbox  *sandboxReport `json:"sandbox"`
 }
 
-var sandboxExe struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// unprivilegedBin returns a copy of the server binary every user may run.
-func unprivilegedBin(t *testing.T) string {
-	sandboxExe.once.Do(func() {
-		dir, err := os.MkdirTemp("/var/tmp", "toolrpc-sandbox-bin-")
-		if err != nil {
-			sandboxExe.err = err
-			return
-		}
-		_ = os.Chmod(dir, 0o755)
-		b, err := os.ReadFile(bin)
-		if err == nil {
-			sandboxExe.path = filepath.Join(dir, "toolrpc")
-			err = os.WriteFile(sandboxExe.path, b, 0o755)
-		}
-		sandboxExe.err = err
-	})
-	require.NoError(t, sandboxExe.err)
-	return sandboxExe.path
+// unprivilegedBin copies the server binary into dir, where every user may
+// run it (the test binary may sit in a directory only root can enter).
+func unprivilegedBin(t *testing.T, dir string) string {
+	b, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	exe := filepath.Join(dir, "toolrpc")
+	require.NoError(t, os.WriteFile(exe, b, 0o755))
+	return exe
 }
 
 // forEachUser runs f as the suite's user and, as root, as sandboxUID too.
@@ -141,7 +124,7 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 	if os.Geteuid() == 0 && !asRoot {
 		b.uid = sandboxUID
 		require.NoError(t, exec.Command("chown", "-R", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID), base).Run())
-		exe := unprivilegedBin(t)
+		exe := unprivilegedBin(t, base)
 		wrapper := filepath.Join(base, "as-user")
 		require.NoError(t, os.WriteFile(wrapper, []byte(fmt.Sprintf("#!/bin/sh\nexec setpriv --reuid=%d --regid=%d --clear-groups %s \"$@\"\n",
 			sandboxUID, sandboxUID, exe)), 0o755))
