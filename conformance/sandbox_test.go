@@ -130,7 +130,7 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 			sandboxUID, sandboxUID, exe)), 0o755))
 		saved := bin
 		bin = wrapper
-		t.Cleanup(func() { bin = saved })
+		defer func() { bin = saved }() // a second box of the test copies the server again
 	}
 	b.s = start(t, opts...)
 	var init struct {
