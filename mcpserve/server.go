@@ -28,6 +28,8 @@ type Config struct {
 	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *log.Logger
+	// Sandbox is the host's sandbox policy (SPEC §14), from the command line.
+	Sandbox wire.SandboxPolicy
 }
 
 // server is one `toolrpc mcp` process's state.

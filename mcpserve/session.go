@@ -95,6 +95,7 @@ func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, dirs []string) {
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: roots.PathURI(abs), Name: filepath.Base(abs)})
 	}
 	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP,
+		Sandbox:  st.cfg.Sandbox,
 		Progress: buildprogress.NewReporter(buildLog{ss})}
 	if st.cfg.Logger != nil {
 		cfg.Logf = st.cfg.Logger.Printf

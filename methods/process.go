@@ -255,6 +255,7 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if spec.Dir, err = bashDir(s, m, p.Cwd); err != nil {
 		return nil, err
 	}
+	spec.Sandbox = s.Sandbox()
 	r, err := s.Processes.Start(ctx, spec, w)
 	return processResult(m, r, err)
 }

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolrpc/toolrpc/sandbox"
 	"github.com/toolrpc/toolrpc/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -42,9 +43,12 @@ func refuse(kind, format string, args ...any) *Error {
 func (t *Table) Start(ctx context.Context, spec Spec, w Wait) (*wire.ProcessReply, error) {
 	id, p, err := t.start(ctx, spec)
 	var lim *LimitError
+	var unavailable *sandbox.UnavailableError
 	switch {
 	case errors.As(err, &lim):
 		return nil, &Error{Kind: wire.InvalidArgument, Err: err}
+	case errors.As(err, &unavailable):
+		return nil, &Error{Kind: wire.SandboxUnavailable, Err: err}
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("cancelled before the command started: %w", ctx.Err())
 	case errors.Is(err, shell.ErrDirGone):
@@ -169,6 +173,9 @@ func reply(id string, p *Process, o Outcome, since *int64, tail int) (*wire.Proc
 		Cursor: wire.ProcessCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
 	if len(o.Ports) > 0 && len(r.Ports) == 0 {
 		r.Ports = o.Ports
+	}
+	if p.Exited() {
+		r.Sandbox = p.Sandbox().Report(out.Text, p.Dir(), nil)
 	}
 	return r, nil
 }

@@ -46,6 +46,9 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	} else if closeAfterStart, err = g.pipes(cmd, &spec); err != nil {
 		return nil, err
 	}
+	if spec.Wrap != nil {
+		cmd.Path, cmd.Args = spec.Wrap(cmd.Path, cmd.Args, cmd.SysProcAttr)
+	}
 	cmd, err = g.spawn(ctx, cmd, spec.noCgroup)
 	closeAll(closeAfterStart)
 	if err != nil {

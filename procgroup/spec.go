@@ -3,6 +3,7 @@ package procgroup
 import (
 	"io"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +56,12 @@ type Spec struct {
 	// environment policy's 0), for a process that is there to answer
 	// prompts (SPEC §13).
 	GitPrompts bool
+	// Wrap, when set, changes how the shell is started (Unix only): given
+	// the shell's path and argv and the SysProcAttr it is started with, it
+	// returns the program and argv to start instead, and may add to attr.
+	// The program must exec the shell in its own place, keeping the pid (the
+	// sandbox's wrapper does).
+	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
 
 	noCgroup bool // tests set it to cover the sweep on machines with cgroup v2
 }

@@ -33,6 +33,9 @@ const (
 	StaleTag         = wire.StaleTag
 	LineNotVisible   = wire.LineNotVisible
 	IOError          = wire.IOError
+	// SandboxDenied and SandboxUnavailable are §14's.
+	SandboxDenied      = wire.SandboxDenied
+	SandboxUnavailable = wire.SandboxUnavailable
 )
 
 // Error is the one wire error of toolrpc. Kind is the data.code of SPEC §10

@@ -14,12 +14,17 @@ const (
 	StaleTag         = "STALE_TAG"
 	LineNotVisible   = "LINE_NOT_VISIBLE"
 	IOError          = "IO_ERROR"
+	// SandboxDenied is a file-tool path the sandbox policy denies (SPEC §14).
+	SandboxDenied = "SANDBOX_DENIED"
+	// SandboxUnavailable refuses a call whose explicit sandbox mode this
+	// machine cannot enforce in full (SPEC §14).
+	SandboxUnavailable = "SANDBOX_UNAVAILABLE"
 )
 
 // Kinds returns every data.code string of SPEC §10.
 func Kinds() []string {
 	return []string{InvalidArgument, Cancelled, BinaryContent, NotFound, IsDirectory,
-		PermissionDenied, Timeout, StaleTag, LineNotVisible, IOError}
+		PermissionDenied, Timeout, StaleTag, LineNotVisible, IOError, SandboxDenied, SandboxUnavailable}
 }
 
 // ErrorObject is a JSON-RPC error object as LSP mode sends it and as an MCP

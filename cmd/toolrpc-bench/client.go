@@ -31,12 +31,13 @@ type server struct {
 type serverConfig struct {
 	bin, root, dataDir string
 	env                []string
+	args               []string // the command line's flags (e.g. --sandbox off)
 }
 
 // startServer starts a server on root and initializes it.
 func startServer(c serverConfig) (*server, error) {
 	s := &server{stderr: &tailBuffer{max: 8 * limits.KB}}
-	s.cmd = exec.Command(c.bin)
+	s.cmd = exec.Command(c.bin, c.args...)
 	s.cmd.Dir = c.root
 	s.cmd.Env = append(os.Environ(), c.env...)
 	s.cmd.Stderr = s.stderr

@@ -1,0 +1,34 @@
+// Package sandbox confines every command toolrpc runs, and tells the file
+// tools what to refuse, to what the host allowed (SPEC §14): a command run
+// under a Resolved policy in workspace-write or read-only mode cannot write
+// outside its writable set, change a protected path, read the deny list, open
+// a non-Unix socket with network off, signal or trace a process outside its
+// sandbox, mount, or hold a capability — and each of these is either enforced
+// by the kernel or named in the policy's Gaps.
+//
+// # Policy
+//
+// Resolve turns the host's wire.SandboxPolicy into a Resolved policy of
+// absolute paths: the effective mode (auto becomes workspace-write where
+// Landlock is available, else off with the reason), the writable set, the
+// protected paths inside writable roots (.git, .git/hooks, .git/config, a
+// worktree's resolved gitdir, protect) and the deny list (limits.SandboxDenyRead
+// plus denyRead; ~/.ssh/id_* is matched by name, never by walking). It never
+// walks the workspace. CheckRead and CheckWrite are the predicates the file
+// tools use; they fail with a *Denial whose text is §14's notice.
+//
+// # Enforcement on Linux
+//
+// Resolved.Wrap starts the shell so that this binary, re-executed with a
+// hidden first argument (dispatched by this package's init), in a mount
+// namespace of its own where root or user namespaces allow it makes every
+// mount read-only but the writable set and binds the protected paths
+// read-only (never in the server's namespace), sets no_new_privs, applies
+// Landlock (files,
+// TCP and signal/abstract-socket scoping, as the kernel's ABI has them),
+// installs a seccomp filter for network off, drops every capability, and then
+// execs the shell in its place (same pid, so procgroup's cgroups, cookies and
+// kills are unchanged). Landlock only grants: a denied file inside a readable
+// directory is closed by granting read on each of its siblings along the
+// path, read from the directory once per call (never the tree).
+package sandbox
