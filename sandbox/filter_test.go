@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// TestListFilter checks SPEC §14: a walk's filter drops exactly what
+// CheckRead denies below its start (private keys but not *.pub, denied
+// trees and files), and is nil where nothing below the start is denied.
+func TestListFilter(t *testing.T) {
+	env := testEnv(t)
+	home := env.Home
+	env.Roots = []string{home}
+	r, err := Resolve(wire.SandboxPolicy{DenyRead: []string{"~/proj/secrets", "~/proj/.env"}}, env)
+	require.NoError(t, err)
+
+	rels := []string{".ssh/id_ed25519", ".ssh/id_ed25519.pub", ".ssh/known_hosts", ".ssh/config", ".ssh/id_rsa",
+		".ssh/id_dir/x", ".gnupg/pubring.kbx", ".gnupg", ".aws/credentials", ".awsome/x", ".netrc", ".netrc2",
+		".docker/config.json", ".docker/other", "proj/secrets", "proj/secrets/a/b", "proj/secretsX", "proj/.env",
+		"proj/.env.example", "proj/main.go", ".config/gh/hosts.yml", ".config/gh/config.yml", "id_rsa"}
+	for _, start := range []string{home, filepath.Join(home, "proj"), filepath.Join(home, ".ssh")} {
+		f := r.ListFilter(start)
+		require.NotNil(t, f, start)
+		for _, rel := range rels {
+			abs := filepath.Join(home, rel)
+			sub, ok := below(abs, start)
+			if !ok {
+				continue
+			}
+			want := r.CheckRead(abs) == nil
+			require.Equal(t, want, f.Keep(sub, filepath.Base(sub)), "Keep %s below %s", sub, start)
+			require.Equal(t, want, f.Dir(sub), "Dir %s below %s", sub, start)
+		}
+	}
+	require.False(t, r.ListFilter(home).Keep(".ssh/id_ed25519", "id_ed25519"))
+	require.True(t, r.ListFilter(home).Keep(".ssh/id_ed25519.pub", "id_ed25519.pub"))
+
+	require.Nil(t, r.ListFilter(filepath.Join(home, "src")), "nothing denied below it")
+	require.Nil(t, r.ListFilter(filepath.Join(home, ".gnupg")), "denied itself: CheckRead's")
+	require.Nil(t, Off.ListFilter(home))
+}
