@@ -45,6 +45,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	session := fs.String("session", "", "session id when initialize names none (default: random)")
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	sandboxed := addSandboxFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: toolrpc [flags]            serve JSON-RPC on stdio\n")
 		fmt.Fprintf(stderr, "       toolrpc [flags] call METHOD [JSON]   make one call and print the result\n")
@@ -63,7 +64,8 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
-	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version, Logf: logger.Printf}
+	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version, Logf: logger.Printf,
+		Sandbox: sandboxed.policy()}
 
 	if fs.NArg() > 0 {
 		if fs.Arg(0) != "call" || fs.NArg() < 2 || fs.NArg() > 3 {

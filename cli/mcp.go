@@ -28,8 +28,9 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "data directory (default: $XDG_STATE_HOME/toolrpc or ~/.local/state/toolrpc)")
 	session := fs.String("session", "", "session id (default: random)")
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
+	sandboxed := addSandboxFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE]\n")
+		fmt.Fprintf(stderr, "usage: toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE] [--sandbox MODE] [--network on|off] [--allow-write DIR ...] [--deny-read PATH ...]\n")
 		fmt.Fprintf(stderr, "serves the tools as an MCP server over stdio\n\nflags:\n")
 		fs.PrintDefaults()
 	}
@@ -51,7 +52,8 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	cfg := mcpserve.Config{Roots: roots, DataDir: *dataDir, SessionID: *session, Version: version, Logger: logger}
+	cfg := mcpserve.Config{Roots: roots, DataDir: *dataDir, SessionID: *session, Version: version, Logger: logger,
+		Sandbox: sandboxed.policy()}
 	if err := mcpserve.Serve(ctx, stdin, stdout, cfg); err != nil {
 		logger.Printf("%v", err)
 		return 1

@@ -33,3 +33,6 @@ func SandboxDenyRead() []string {
 func SandboxDevWritable() []string {
 	return []string{"/dev/null", "/dev/tty"}
 }
+
+// SandboxMaxDenials bounds the sandbox.denied entries of one result.
+const SandboxMaxDenials = 16

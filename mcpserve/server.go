@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"github.com/toolrpc/toolrpc/wire"
 	"io"
 	"log"
 	"log/slog"
@@ -26,6 +27,8 @@ type Config struct {
 	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *log.Logger
+	// Sandbox is the host's sandbox policy (SPEC §14), from the command line.
+	Sandbox wire.SandboxPolicy
 }
 
 // server is one `toolrpc mcp` process's state.

@@ -96,6 +96,7 @@ func (st *sessionStarter) buildLocked(ss *mcp.ServerSession, roots []string) {
 		p.WorkspaceFolders = append(p.WorkspaceFolders, protocol.WorkspaceFolder{URI: (&url.URL{Scheme: "file", Path: abs}).String(), Name: filepath.Base(abs)})
 	}
 	cfg := methods.Config{DataDir: st.cfg.DataDir, SessionID: st.cfg.SessionID, Version: st.cfg.Version, Face: methods.MCP,
+		Sandbox:  st.cfg.Sandbox,
 		Progress: buildprogress.NewReporter(buildLog{ss})}
 	if st.cfg.Logger != nil {
 		cfg.Logf = st.cfg.Logger.Printf

@@ -135,7 +135,14 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	pol := s.Sandbox()
+	wrap, err := pol.Wrap()
+	if err != nil {
+		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)
+	}
+	changed := pol.Watch()
 	res, err := shell.Run(ctx, shell.Spec{
+		Wrap:    wrap,
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,
@@ -153,7 +160,9 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	case err != nil:
 		return nil, fmt.Errorf("bash: %w", err)
 	}
-	return bashShape(res), nil
+	out := bashShape(res)
+	out.Sandbox = pol.Report(res.Stderr.Text+"\n"+res.Stdout.Text, r.dir, changed())
+	return out, nil
 }
 
 // bashShape is res as SPEC §6's BashResult.

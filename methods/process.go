@@ -14,6 +14,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/process"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/sandbox"
 	"github.com/toolrpc/toolrpc/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -256,9 +257,13 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if spec.Dir, err = bashDir(s, p.Cwd); err != nil {
 		return nil, err
 	}
+	spec.Sandbox = s.Sandbox()
 	id, proc, err := s.Processes.Start(ctx, spec)
 	var lim *process.LimitError
+	var unavailable *sandbox.UnavailableError
 	switch {
+	case errors.As(err, &unavailable):
+		return nil, rpc.Errorf(rpc.SandboxUnavailable, "%s: %v", m, err)
 	case errors.As(err, &lim):
 		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: %v", m, err)
 	case err != nil && ctx.Err() != nil:
@@ -443,6 +448,9 @@ func processAnswer(id string, p *process.Process, o process.Outcome, since *int6
 		Cursor: wire.ProcessCursor{From: out.From, To: out.To}, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes}
 	if len(o.Ports) > 0 && len(r.Ports) == 0 {
 		r.Ports = o.Ports
+	}
+	if p.Exited() {
+		r.Sandbox = p.Sandbox().Report(out.Text, p.Dir(), nil)
 	}
 	return r, nil
 }

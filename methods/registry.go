@@ -37,6 +37,7 @@ func init() {
 	table = []Method{
 		compactMethod(),
 		loadMethod(),
+		sandboxUpdateMethod(),
 		bashMethod(),
 		editMethod(),
 		globMethod(),

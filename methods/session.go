@@ -20,10 +20,12 @@ import (
 	"github.com/toolrpc/toolrpc/progress"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/sandbox"
 	"github.com/toolrpc/toolrpc/search"
 	"github.com/toolrpc/toolrpc/sessionconf"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/spill"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Config holds the defaults given on the command line; initialize params
@@ -47,6 +49,9 @@ type Config struct {
 	// Progress, when set, shows the session's file table walks and content
 	// index builds to the client (SPEC §12); CloseSession closes it.
 	Progress *progress.Reporter
+	// Sandbox is the command line's sandbox policy (SPEC §14);
+	// initializationOptions.sandbox replaces it.
+	Sandbox wire.SandboxPolicy
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -85,9 +90,36 @@ type Session struct {
 	// (nil: every page searches from the first file).
 	Resume *search.Resumes
 
+	sandboxMu sync.Mutex
+	sandbox   *sandbox.Resolved // replaced whole by SetSandbox
+
 	checkpointsOnce sync.Once
 	checkpoints     *checkpoint.Store // opened at the first context/* call
 	checkpointsErr  error
+}
+
+// Sandbox returns the session's sandbox policy now in force. A call takes
+// it once, at its start, and keeps it to its end.
+func (s *Session) Sandbox() *sandbox.Resolved {
+	s.sandboxMu.Lock()
+	defer s.sandboxMu.Unlock()
+	if s.sandbox == nil {
+		return sandbox.Off
+	}
+	return s.sandbox
+}
+
+// SetSandbox replaces the session's policy from the next call on and
+// returns it (sandbox/update, SPEC §14).
+func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
+	pol, err := sandbox.Resolve(p, sandbox.HostEnv(s.Roots.Workspace(), s.Scratch.Path()))
+	if err != nil {
+		return nil, err
+	}
+	s.sandboxMu.Lock()
+	s.sandbox = pol
+	s.sandboxMu.Unlock()
+	return pol, nil
 }
 
 // Checkpoints returns the session's checkpoint store, opening it the first
@@ -123,9 +155,17 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 	if logf == nil {
 		logf = log.Printf
 	}
+	policy := cfg.Sandbox
+	if c.Sandbox != nil {
+		policy = *c.Sandbox
+	}
+	pol, err := sandbox.Resolve(policy, sandbox.HostEnv(r.Workspace(), scratch.Path()))
+	if err != nil {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions.%v", err)
+	}
 	files := filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf)
 	files.ReportTo(cfg.Progress)
-	return &Session{
+	return &Session{sandbox: pol,
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
@@ -159,6 +199,8 @@ type initializeResult struct {
 	Limits       map[string]int64 `json:"limits"`
 	Roots        []string         `json:"roots"` // resolved workspace roots; relative paths resolve against the first
 	ScratchDir   string           `json:"scratchDir"`
+	// Sandbox states the policy in force (SPEC §14).
+	Sandbox wire.SandboxState `json:"sandbox"`
 }
 
 type serverInfo struct {
@@ -188,6 +230,7 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 		Limits:       limits.Table(),
 		Roots:        s.Roots.Workspace(),
 		ScratchDir:   s.Scratch.Path(),
+		Sandbox:      s.Sandbox().State(),
 	}, nil
 }
 

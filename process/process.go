@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/sandbox"
 	"github.com/toolrpc/toolrpc/shell"
 )
 
@@ -44,6 +45,9 @@ type Spec struct {
 	Label string
 	// Log is the path of the rendered log.
 	Log string
+	// Sandbox is the policy the command runs under (SPEC §14; nil: none).
+	// Start refuses a policy that is unavailable (sandbox.Resolved.Usable).
+	Sandbox *sandbox.Resolved
 }
 
 // Process is one command that outlives the call that started it, with its
@@ -106,6 +110,10 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p.lastOut = p.started
 	p.rend = NewRenderer(spec.Cols, spec.Rows, spec.Mode == PTY, p.emit)
 	pg := procgroup.Spec{Command: spec.Command, Dir: spec.Dir, Env: environ(spec.Env), DrainGrace: limits.ProcessDrainGrace}
+	if pg.Wrap, err = spec.Sandbox.Wrap(); err != nil {
+		log.Close()
+		return nil, err
+	}
 	var tty *os.File
 	if spec.Mode == PTY {
 		master, slave, err := pty.Open()
@@ -275,6 +283,12 @@ func (p *Process) Spec() Spec { return p.spec }
 
 // Done is closed once the process exited and its tree is dead.
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Dir returns the process's working directory.
+func (p *Process) Dir() string { return p.spec.Dir }
+
+// Sandbox returns the policy the process runs under (nil: none).
+func (p *Process) Sandbox() *sandbox.Resolved { return p.spec.Sandbox }
 
 // Exited reports whether the process is done.
 func (p *Process) Exited() bool {

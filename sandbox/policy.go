@@ -370,5 +370,10 @@ func (e expander) expand(p string) string {
 // with Machine from Probe.
 func HostEnv(roots []string, scratch string) Env {
 	home, _ := os.UserHomeDir()
+	if home != "" && Probe().LandlockABI > 0 {
+		// Most caches live below it; a command cannot make it (home is not
+		// writable), so the first build would fail.
+		_ = os.MkdirAll(filepath.Join(home, ".cache"), 0o700)
+	}
 	return Env{Roots: roots, Scratch: scratch, Home: home, Machine: Probe()}
 }

@@ -15,6 +15,7 @@ import (
 	"regexp"
 
 	"github.com/toolrpc/toolrpc/roots"
+	"github.com/toolrpc/toolrpc/wire"
 	"go.lsp.dev/protocol"
 )
 
@@ -49,13 +50,16 @@ type Conf struct {
 	Workspace []string
 	// External are the externalRoots of initializationOptions.
 	External []string
+	// Sandbox is initializationOptions.sandbox, nil when absent (SPEC §14).
+	Sandbox *wire.SandboxPolicy
 }
 
 // options is initializationOptions (SPEC §1).
 type options struct {
-	SessionID     *string  `json:"sessionId"`
-	DataDir       *string  `json:"dataDir"`
-	ExternalRoots []string `json:"externalRoots"`
+	SessionID     *string             `json:"sessionId"`
+	DataDir       *string             `json:"dataDir"`
+	ExternalRoots []string            `json:"externalRoots"`
+	Sandbox       *wire.SandboxPolicy `json:"sandbox"`
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -72,7 +76,7 @@ func Resolve(d Defaults, p *protocol.InitializeParams) (Conf, error) {
 			return Conf{}, invalid("initializationOptions: %v", err)
 		}
 	}
-	c := Conf{SessionID: d.SessionID, DataDir: d.DataDir, External: opts.ExternalRoots}
+	c := Conf{SessionID: d.SessionID, DataDir: d.DataDir, External: opts.ExternalRoots, Sandbox: opts.Sandbox}
 	if opts.SessionID != nil {
 		c.SessionID = *opts.SessionID
 	} else if c.SessionID == "" {

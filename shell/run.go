@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/capture"
@@ -35,6 +36,9 @@ type Spec struct {
 	// Logf logs what costs the result nothing but a sentence, such as a
 	// failed spill (nil: discarded).
 	Logf func(format string, args ...any)
+	// Wrap starts the shell through the sandbox's wrapper (procgroup.Spec.Wrap;
+	// nil: unconfined).
+	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
 }
 
 // Result is how a command ended and what it printed, bounded.
@@ -64,7 +68,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	start := time.Now()
 	g, err := Start(ctx, procgroup.Spec{
 		Command: spec.Command, Dir: spec.Dir, Env: spec.Env, Stdin: spec.Stdin,
-		Stdout: r.stdout.writer(), Stderr: r.stderr.writer(),
+		Stdout: r.stdout.writer(), Stderr: r.stderr.writer(), Wrap: spec.Wrap,
 	})
 	if err != nil {
 		r.close()

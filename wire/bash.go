@@ -37,4 +37,7 @@ type BashResult struct {
 	StdoutInfo StreamInfo `json:"stdoutInfo"`
 	StderrInfo StreamInfo `json:"stderrInfo"`
 	DurationMs int64      `json:"durationMs"`
+	// Sandbox names what the sandbox denied the command (SPEC §14), when
+	// it denied anything.
+	Sandbox *SandboxReport `json:"sandbox,omitempty"`
 }

@@ -96,6 +96,9 @@ type ProcessReply struct {
 	Cursor       ProcessCursor `json:"cursor"`
 	Truncated    bool          `json:"truncated"`
 	OmittedBytes int64         `json:"omittedBytes"`
+	// Sandbox names what the sandbox denied the process, once it has
+	// exited (SPEC §14).
+	Sandbox *SandboxReport `json:"sandbox,omitempty"`
 }
 
 // ProcessList is the result of tools/process/list.

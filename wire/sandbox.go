@@ -47,6 +47,9 @@ type SandboxDenial struct {
 // stopped (SPEC §14).
 type SandboxReport struct {
 	Denied []SandboxDenial `json:"denied"`
+	// Notice is SPEC §14's sentence for the model: what was denied, the
+	// policy, and what the host could allow.
+	Notice string `json:"notice"`
 	// Changed names protected paths that changed during the command where
 	// this machine could not stop it (a known gap, detected after the fact).
 	Changed []string `json:"changed,omitempty"`
