@@ -93,10 +93,40 @@ export interface ProcessReply {
   };
   truncated: boolean;
   omittedBytes: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** the kind of root a path lies in (SPEC §3) */
 export type Root = "workspace" | "scratch" | "external";
+
+export interface SandboxState {
+  /** the effective mode: off, read-only or workspace-write */
+  mode: string;
+  /** the mode the host asked for */
+  requested: string;
+  /** why auto resolved to off */
+  reason?: string;
+  network: string;
+  /** absolute paths commands may write */
+  writable: string[];
+  /** absolute paths no command or file tool may read */
+  denyRead: string[];
+  /** absolute read-only paths inside writable roots */
+  protect: string[];
+  /** the mechanisms, e.g. landlock:7, seccomp, mount-namespace */
+  enforcedBy: string[];
+  /** what this machine cannot enforce, in plain words */
+  gaps?: string[];
+}
 
 /** what a bash stream produced and what the result kept of it */
 export interface StreamInfo {
@@ -145,6 +175,16 @@ export interface BashResult {
   stdoutInfo: StreamInfo;
   stderrInfo: StreamInfo;
   durationMs: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** Params of tools/edit: Edits a text file by the line numbers of a Read or Grep result. Params: path; tag, the 4-hex tag that result gave (if the file changed since, the edit fails with STALE_TAG and the current tag); ops: [{op: "replace"|"insert"|"delete", start, end?, lines?}], line numbers of that version: replace swaps lines start..end (end defaults to start) for lines, delete removes start..end, insert puts lines after line start (0 = before the first line). Every line an op touches must have been shown whole by a Read or Grep content result; lines clipped at 16384 characters are not editable (LINE_NOT_VISIBLE names the lines). Ops may not overlap; at most 200 ops and 262144 bytes (256 KB) of ops per call. Applied all or nothing and atomically, keeping the file's line endings, final newline and mode; workspace and scratch files only (external roots are read-only). Returns the new tag and each changed region with 2 lines of context in Read's format (at most 4000 lines / 128 KB); those lines can be edited again without a new Read. */
@@ -291,6 +331,16 @@ export interface ProcessReadResult {
   };
   truncated: boolean;
   omittedBytes: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** Params of tools/process/signal: Sends signal (INT TERM HUP QUIT KILL TSTP CONT) to a process's group. After TERM or HUP the whole tree is killed if it has not exited within graceMs (0..60000, default 2000); KILL kills the whole tree at once. Answers with reason signal once delivered (once the tree is dead for KILL or an escalation), or, given wait, on its first event. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -336,6 +386,16 @@ export interface ProcessSignalResult {
   };
   truncated: boolean;
   omittedBytes: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** Params of tools/process/start: Starts command with bash -c in cwd (inside the workspace) as a process that outlives this call, and answers on the first wait event. Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: dev servers, watchers, REPLs, installers that ask [Y/n], logins that ask for a password (tools/bash gives such a command /dev/null as stdin and kills it at its timeout). mode pipe (default) merges stdout and stderr and gives the command a stdin pipe; mode pty runs it on a terminal of cols×rows (cols 20..500, default 120; rows 5..200, default 40; TERM=xterm-256color), which prompts like sudo, ssh and git need. At most 32 live processes per session; 100 exited ones are kept. Every process is killed when the session ends. wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -390,6 +450,16 @@ export interface ProcessStartResult {
   };
   truncated: boolean;
   omittedBytes: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** Params of tools/process/write: Writes data (at most 256KB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\) to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data "yes\n". wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -435,6 +505,16 @@ export interface ProcessWriteResult {
   };
   truncated: boolean;
   omittedBytes: number;
+  sandbox?: null | {
+    denied: {
+      /** write, read, connect or exec */
+      op: string;
+      path?: string;
+      addr?: string;
+    }[];
+    notice: string;
+    changed?: string[];
+  };
 }
 
 /** Params of tools/read: Reads a text file of any size as numbered lines ("N:text") under a "[path#TAG]" header; TAG names this version of the file for tools/edit. Returns at most 2000 lines by default (max 4000), starting at offset (the first line shown, counting from one), and stops early before the content passes 128 KB; lines longer than 16384 characters are clipped and listed in clippedLines. totalLines and fileBytes are always reported and notice names the next offset, so page with offset/limit instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than 30% non-printable bytes in the first 4096 bytes) are refused with TOOL_BINARY_CONTENT. */
@@ -487,6 +567,23 @@ export interface WriteResult {
   encoding?: string;
 }
 
+/** Params of sandbox/update (a host method, not a tool): Replaces the session's sandbox policy (mode, network, writable, denyRead, protect) from the next call on; calls already running keep theirs. Returns the policy now in force, as initialize states it. */
+export interface SandboxUpdateParams {
+  /** auto (default), off, read-only or workspace-write */
+  mode?: "auto" | "off" | "read-only" | "workspace-write";
+  /** on (default) or off */
+  network?: "on" | "off";
+  /** paths added to the writable set */
+  writable?: null | string[];
+  /** paths added to the default deny list */
+  denyRead?: null | string[];
+  /** extra read-only paths inside writable roots */
+  protect?: null | string[];
+}
+
+/** Result of sandbox/update. */
+export type SandboxUpdateResult = SandboxState;
+
 /** The tools the server lists, in name order. */
 export const TOOL_NAMES = ["tools/bash","tools/edit","tools/glob","tools/grep","tools/process/list","tools/process/read","tools/process/signal","tools/process/start","tools/process/write","tools/read","tools/write"] as const;
 
@@ -506,4 +603,9 @@ export interface ToolTypes {
   "tools/process/write": { params: ProcessWriteParams; result: ProcessWriteResult };
   "tools/read": { params: ReadParams; result: ReadResult };
   "tools/write": { params: WriteParams; result: WriteResult };
+}
+
+/** Params and result type of each host method tools/list does not list. */
+export interface HostMethodTypes {
+  "sandbox/update": { params: SandboxUpdateParams; result: SandboxUpdateResult };
 }
