@@ -48,7 +48,7 @@ import (
 // numbers it names), an error's data.reason (TOOL_BINARY_CONTENT's) "<reason>",
 // durationMs "<ms>", a process's pid "<pid>" and each of its ports "<port>"
 // (§13: the kernel picks them), serverInfo.version "<version>",
-// initialize's capabilities "<capabilities>", the tools/list result
+// initialize's capabilities "<capabilities>" and sandbox "<sandbox>", the tools/list result
 // "<tools>", the root and data dirs "$ROOT" and "$DATA", and a spill file's
 // millisecond stamp "<ms>". Tags are kept: fixtures are fixed, so the
 // CRC-32C tag is too.
@@ -253,6 +253,9 @@ func (n *normaliser) line(f *frame) string {
 				if rm, ok := r.(map[string]any); ok {
 					if _, ok := rm["capabilities"]; ok {
 						rm["capabilities"] = "<capabilities>"
+					}
+					if _, ok := rm["sandbox"]; ok {
+						rm["sandbox"] = "<sandbox>" // this machine's paths and mechanisms (SPEC §14)
 					}
 					if si, ok := rm["serverInfo"].(map[string]any); ok {
 						if _, ok := si["version"]; ok {

@@ -27,7 +27,7 @@ var netWords = []string{"Could not resolve host", "Temporary failure in name res
 var (
 	quoted = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^']+)'")
 	hostRe = regexp.MustCompile(`(?:host:?\s+|to\s+|connect to\s+|https?://)([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]|\[[0-9a-fA-F:]+\])(?:(?::|\s+port\s+)(\d+))?`)
-	addrRe = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?\b`)
+	addrRe = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?:(?::|\s+port\s+)(\d+))?\b`)
 )
 
 // Explain returns what the policy denied a command whose output (stderr and
@@ -86,6 +86,11 @@ func (r *Resolved) explainPath(line, c, dir string) error {
 			return nil
 		}
 		p = filepath.Join(dir, p)
+		if !looksLikePath(c) {
+			if _, err := os.Lstat(p); err != nil {
+				return nil
+			}
+		}
 	}
 	p = canonicalParent(p)
 	if err := r.CheckRead(p); err != nil {
@@ -127,6 +132,8 @@ func pathCandidates(line string) []string {
 		f = strings.TrimSpace(f)
 		if looksLikePath(f) {
 			out = append(out, f)
+		} else if f != "" && !strings.ContainsAny(f, " \t") {
+			out = append(out, f) // a bare name; explainPath keeps it only if it exists
 		}
 		// "cannot create /x/y" and "open /x/y" carry the path after a verb.
 		if i := strings.LastIndexByte(f, ' '); i >= 0 && looksLikePath(f[i+1:]) {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -371,9 +372,26 @@ func (e expander) expand(p string) string {
 func HostEnv(roots []string, scratch string) Env {
 	home, _ := os.UserHomeDir()
 	if home != "" && Probe().LandlockABI > 0 {
-		// Most caches live below it; a command cannot make it (home is not
-		// writable), so the first build would fail.
-		_ = os.MkdirAll(filepath.Join(home, ".cache"), 0o700)
+		makeCaches(home)
 	}
 	return Env{Roots: roots, Scratch: scratch, Home: home, Machine: Probe()}
+}
+
+// cacheTools maps each cache directory in the home directory to the tool
+// that uses it ("" for any).
+var cacheTools = map[string]string{".cache": "", ".npm": "npm", "go/pkg/mod": "go", ".cargo/registry": "cargo",
+	".cargo/git": "cargo", ".rustup": "rustup", ".m2": "mvn", ".gradle": "gradle", ".local/share/pnpm": "pnpm"}
+
+// makeCaches makes the missing caches of the tools on PATH: a sandboxed
+// command cannot make them itself (home is not writable), so the first
+// build would fail.
+func makeCaches(home string) {
+	for dir, tool := range cacheTools {
+		if tool != "" {
+			if _, err := exec.LookPath(tool); err != nil {
+				continue
+			}
+		}
+		_ = os.MkdirAll(filepath.Join(home, dir), 0o755)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -54,4 +55,31 @@ func TestWrapConfines(t *testing.T) {
 	_, err = os.Stat(filepath.Join(ws, ".git/hooks/pre-commit"))
 	require.Error(t, err)
 	t.Log(out)
+}
+
+// BenchmarkWrapTrue measures what the wrapper adds to bash -c true: run with
+// -bench 'WrapTrue' and compare the off and workspace-write rows.
+func BenchmarkWrapTrue(b *testing.B) {
+	base, err := os.MkdirTemp("/var/tmp", "sandbox-bench-")
+	require.NoError(b, err)
+	defer os.RemoveAll(base)
+	env := Env{Roots: []string{base}, Home: os.Getenv("HOME"), Machine: Probe()}
+	for _, mode := range []string{wire.SandboxOff, wire.SandboxWorkspaceWrite, "no-mountns"} {
+		env := env
+		if mode == "no-mountns" {
+			env.Machine.MountNS = false
+		}
+		r, err := Resolve(wire.SandboxPolicy{Mode: strings.TrimPrefix(mode, "no-mountns")}, env)
+		require.NoError(b, err)
+		wrap, err := r.Wrap()
+		require.NoError(b, err)
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				g, err := procgroup.Start(procgroup.Spec{Command: "true", Dir: base, Wrap: wrap})
+				require.NoError(b, err)
+				st, _ := g.Wait()
+				require.Equal(b, 0, st.ExitCode)
+			}
+		})
+	}
 }
