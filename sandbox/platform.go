@@ -10,6 +10,17 @@ import (
 // applies the profile and execs CMD in its own place (same pid).
 const sandboxExec = "/usr/bin/sandbox-exec"
 
+// sandboxExecArgv is the argv that starts the program at path with argv
+// (argv[0] its name) under profile: sandbox-exec applies the profile and
+// execs path in its own place, keeping the pid.
+func sandboxExecArgv(profile, path string, argv []string) []string {
+	out := []string{sandboxExec, "-p", profile, path}
+	if len(argv) > 1 {
+		out = append(out, argv[1:]...)
+	}
+	return out
+}
+
 // windowsReason is why Windows has no sandbox (SPEC §14: auto is off there,
 // an explicit mode is SANDBOX_UNAVAILABLE).
 const windowsReason = "no sandbox is available on windows: it offers no unprivileged confinement that " +

@@ -226,3 +226,11 @@ func TestWithGitDirs(t *testing.T) {
 	require.Contains(t, p, `(literal "`+ws+`/.git")`)
 	require.NotContains(t, r.SBPL(), ws+"/.git/hooks", "r itself is unchanged")
 }
+
+// TestSandboxExecArgv checks SPEC §14 on macOS: the shell is started by
+// sandbox-exec with the profile, then the shell's own path and arguments.
+func TestSandboxExecArgv(t *testing.T) {
+	got := sandboxExecArgv("(version 1)", "/bin/bash", []string{"bash", "-c", "echo hi"})
+	require.Equal(t, []string{"/usr/bin/sandbox-exec", "-p", "(version 1)", "/bin/bash", "-c", "echo hi"}, got)
+	require.Equal(t, []string{"/usr/bin/sandbox-exec", "-p", "p", "/bin/sh"}, sandboxExecArgv("p", "/bin/sh", []string{"sh"}))
+}

@@ -13,7 +13,6 @@ func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysPro
 		return nil, err
 	}
 	return func(path string, argv []string, _ *syscall.SysProcAttr) (string, []string) {
-		out := append([]string{sandboxExec, "-p", r.withGitDirs().SBPL(), path}, argv[1:]...)
-		return sandboxExec, out
+		return sandboxExec, sandboxExecArgv(r.withGitDirs().SBPL(), path, argv)
 	}, nil
 }
