@@ -28,10 +28,11 @@ func (r *Resolved) ListFilter(start string) *ListFilter {
 		return nil
 	}
 	start = filepath.Clean(start)
-	var f ListFilter
+	var trees []string
+	var globs []relGlob
 	for _, d := range r.DenyRead {
 		if rel, ok := below(d, start); ok {
-			f.trees = append(f.trees, rel)
+			trees = append(trees, rel)
 		}
 	}
 	for _, g := range r.DenyGlobs {
@@ -40,12 +41,12 @@ func (r *Resolved) ListFilter(start string) *ListFilter {
 		if !ok && dir != start {
 			continue
 		}
-		f.globs = append(f.globs, relGlob{dir: rel, pat: filepath.Base(g)})
+		globs = append(globs, relGlob{dir: rel, pat: filepath.Base(g)})
 	}
-	if len(f.trees) == 0 && len(f.globs) == 0 {
+	if len(trees) == 0 && len(globs) == 0 {
 		return nil
 	}
-	return &f
+	return &ListFilter{trees: trees, globs: globs}
 }
 
 // below returns path relative to start, slash-separated, when path is

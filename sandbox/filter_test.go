@@ -43,3 +43,15 @@ func TestListFilter(t *testing.T) {
 	require.Nil(t, r.ListFilter(filepath.Join(home, ".gnupg")), "denied itself: CheckRead's")
 	require.Nil(t, Off.ListFilter(home))
 }
+
+// TestListFilterCostsNothing checks SPEC §14's cost rule for the file tools:
+// where nothing below a walk's start is denied, making its filter allocates
+// nothing and the walk gets none.
+func TestListFilterCostsNothing(t *testing.T) {
+	env := testEnv(t)
+	r, err := Resolve(wire.SandboxPolicy{}, env)
+	require.NoError(t, err)
+	start := env.Roots[0]
+	require.Nil(t, r.ListFilter(start))
+	require.Zero(t, testing.AllocsPerRun(100, func() { _ = r.ListFilter(start) }))
+}
