@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -54,4 +55,29 @@ func TestListFilterCostsNothing(t *testing.T) {
 	start := env.Roots[0]
 	require.Nil(t, r.ListFilter(start))
 	require.Zero(t, testing.AllocsPerRun(100, func() { _ = r.ListFilter(start) }))
+}
+
+// FuzzListFilter checks SPEC §14's rule that grep and glob drop exactly what
+// tools/read refuses: for any walk path (slash-separated, no empty, "." or
+// ".." part), Keep agrees with CheckRead.
+func FuzzListFilter(f *testing.F) {
+	for _, s := range []string{".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/id_x/y", ".aws", ".awsx/c", "proj/secrets/a", "proj/.env.local", "a/b"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	home := filepath.Join(base, "home")
+	r, err := Resolve(wire.SandboxPolicy{DenyRead: []string{"~/proj/secrets", "~/proj/.env", "~/k/key[0-9]?"}},
+		Env{Roots: []string{home}, Home: home, Machine: linux7, Getenv: func(string) string { return "" }})
+	require.NoError(f, err)
+	fl := r.ListFilter(home)
+	f.Fuzz(func(t *testing.T, rel string) {
+		for _, part := range strings.Split(rel, "/") {
+			if part == "" || part == "." || part == ".." || strings.ContainsRune(part, 0) {
+				return
+			}
+		}
+		want := r.CheckRead(filepath.Join(home, filepath.FromSlash(rel))) == nil
+		require.Equal(t, want, fl.Keep(rel, filepath.Base(rel)), rel)
+		require.Equal(t, want, fl.Dir(rel), rel)
+	})
 }
