@@ -211,8 +211,8 @@ func TestSandbox_InitializeStatesPolicy(t *testing.T) {
 
 // TestSandbox_WritesOutsideDenied checks SPEC §14: a command writes the
 // workspace and /tmp, and nothing outside — not directly, not through a
-// symlink, not through "..", not through a hard link made inside — and the
-// result names the denied write.
+// symlink, not through "..", not through a hard link made inside, not even
+// a file's mode or times — and the result names the denied write.
 func TestSandbox_WritesOutsideDenied(t *testing.T) {
 	forEachUser(t, func(t *testing.T, asRoot bool) {
 		b := newSandboxBox(t, asRoot, nil)
@@ -233,6 +233,17 @@ func TestSandbox_WritesOutsideDenied(t *testing.T) {
 		require.NotEqual(t, 0, *r.ExitCode)
 		requireDenied(t, r, "write", b.outside+"/new")
 		require.NoFileExists(t, b.outside+"/new")
+
+		fi, err := os.Stat(b.outside + "/f")
+		require.NoError(t, err)
+		for _, attack := range []string{"chmod 777 ../outside/f", "touch -d 2001-01-01 ../outside/f", "chmod 777 " + b.home + "/.bashrc"} {
+			r = b.bash(t, attack)
+			require.NotEqual(t, 0, *r.ExitCode, "%s succeeded", attack)
+		}
+		after, err := os.Stat(b.outside + "/f")
+		require.NoError(t, err)
+		require.Equal(t, fi.Mode(), after.Mode())
+		require.Equal(t, fi.ModTime(), after.ModTime())
 
 		r = b.bash(t, "ln ../outside/f hard && echo evil >> hard")
 		require.NotEqual(t, 0, *r.ExitCode)

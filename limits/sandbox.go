@@ -29,9 +29,10 @@ func SandboxDenyRead() []string {
 }
 
 // SandboxDevWritable returns the device files every sandboxed command may
-// write (besides its own pty).
+// write (besides its own pty): /dev/ptmx and /dev/pts so that it can open a
+// pty of its own (tmux, script, expect), /dev/shm as a second /tmp.
 func SandboxDevWritable() []string {
-	return []string{"/dev/null", "/dev/tty"}
+	return []string{"/dev/null", "/dev/tty", "/dev/zero", "/dev/full", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 }
 
 // SandboxMaxDenials bounds the sandbox.denied entries of one result.

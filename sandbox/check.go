@@ -80,8 +80,11 @@ func (r *Resolved) CheckWrite(path string) error {
 			fix: "Only the host can lift it, by turning the sandbox off (sandbox.mode: off)"}
 	}
 	if !r.allowsWrite(path) {
-		return &Denial{Op: "write", Path: path, why: "writable: " + r.writableNames(),
-			fix: "The host can add it with sandbox.writable"}
+		fix := "The host can add it with sandbox.writable"
+		if r.Mode == wire.SandboxReadOnly {
+			fix = "The host can allow writes with sandbox.mode: workspace-write"
+		}
+		return &Denial{Op: "write", Path: path, why: "writable: " + r.writableNames(), fix: fix}
 	}
 	return nil
 }

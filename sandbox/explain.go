@@ -86,9 +86,9 @@ func (r *Resolved) explainPath(line, c, dir string) error {
 			return nil
 		}
 		p = filepath.Join(dir, p)
-		if !looksLikePath(c) {
+		if !looksLikePath(c) && !shellOrWriteLine(line) {
 			if _, err := os.Lstat(p); err != nil {
-				return nil
+				return nil // a bare word that names no file
 			}
 		}
 	}
@@ -110,6 +110,14 @@ func (r *Resolved) explainPath(line, c, dir string) error {
 func writeLine(line string) bool {
 	return containsAny(strings.ToLower(line), []string{"create", "remove", "move", "touch", "write", "mkdir",
 		"rename", "link", "delete", "read-only", "busy", "lock", "cannot open '", "redirect", "unlink"})
+}
+
+// shellOrWriteLine reports that line is the shell's refusal of a
+// redirection ("bash: out.txt: Read-only file system") or reads as a write:
+// a bare name on it is a path even when no such file exists.
+func shellOrWriteLine(line string) bool {
+	return strings.HasPrefix(line, "bash: ") || strings.HasPrefix(line, "sh: ") ||
+		strings.Contains(line, "bash: line ") || writeLine(line)
 }
 
 // pathCandidates returns the quoted spans and colon-separated fields of

@@ -32,6 +32,8 @@ func TestExplain(t *testing.T) {
 		{"mv .git", "mv: cannot move '.git' to '.git2': Device or resource busy",
 			[]wire.SandboxDenial{{Op: "write", Path: ws + "/.git"}}},
 		{"own mode", "cat: mine: Permission denied", nil},
+		{"new file outside", "bash: line 1: ../escape: Permission denied",
+			[]wire.SandboxDenial{{Op: "write", Path: filepath.Dir(ws) + "/escape"}}},
 		{"no refusal", home + "/.bashrc exists", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,6 +44,10 @@ func (r *Resolved) Gaps() []string {
 			"stopped by the kernel here (no mount namespace: not root and no user namespaces); a change to "+
 			"one is detected after the command and named in its result")
 	}
+	if !r.Machine.MountNS {
+		gaps = append(gaps, "the mode, owner and times of a file outside the writable set can still be changed "+
+			"(Landlock does not cover chmod, chown, utimes or xattrs; a read-only mount namespace would)")
+	}
 	if r.Machine.LandlockABI < 6 {
 		gaps = append(gaps, "signals to processes outside the sandbox are not blocked (Landlock ABI "+
 			strconv.Itoa(r.Machine.LandlockABI)+" < 6); ptrace and /proc/PID/environ are")

@@ -90,7 +90,16 @@ func runWrapper(policy string, argv []string) {
 // network off, and no capability left.
 func (r *Resolved) confine() error {
 	if r.Machine.MountNS {
-		if err := r.bindProtected(); err != nil {
+		wd, err := os.Getwd()
+		if err == nil {
+			err = r.bindProtected()
+		}
+		if err == nil {
+			// The working directory was entered before the binds: enter it
+			// again, through them.
+			err = os.Chdir(wd)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -157,8 +166,18 @@ func ttyPath() string {
 // and a Tree one is read-only. The .git directories are found again here, so
 // one made since the policy was resolved is protected too.
 func (r *Resolved) bindProtected() error {
+	// Never change the mounts of the namespace this process was started in
+	// (a wrapper run by hand, or a parent that did not unshare).
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	parent, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
+	if err1 != nil || err2 != nil || self == parent {
+		return fmt.Errorf("not in a mount namespace of its own (%s, parent %s)", self, parent)
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("mount namespace: %w", err)
+	}
+	if err := r.readOnlyOutside(); err != nil {
+		return err
 	}
 	prot := slices.Clone(r.Protect)
 	for _, root := range r.Roots {
@@ -186,6 +205,40 @@ func (r *Resolved) bindProtected() error {
 		keep := uintptr(st.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
 		if err := unix.Mount("", p.Path, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|keep, ""); err != nil {
 			return fmt.Errorf("read-only %s: %w", p.Path, err)
+		}
+	}
+	return nil
+}
+
+// readOnlyOutside makes every mount read-only but the writable set: what
+// Landlock does not cover (chmod, chown, utimes, xattrs of a file outside
+// the writable set) fails with EROFS. Each writable path is bound onto
+// itself first, then / is made read-only recursively, then the writable
+// binds are made writable again.
+func (r *Resolved) readOnlyOutside() error {
+	var binds []string
+	for _, w := range r.Writable {
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", w, err)
+		}
+		binds = append(binds, w)
+	}
+	if pty := ttyPath(); pty != "" {
+		if err := unix.Mount(pty, pty, "", unix.MS_BIND, ""); err == nil {
+			binds = append(binds, pty)
+		}
+	}
+	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, ro); err != nil {
+		return fmt.Errorf("read-only /: %w", err)
+	}
+	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	for _, b := range binds {
+		if err := unix.MountSetattr(unix.AT_FDCWD, b, unix.AT_RECURSIVE, rw); err != nil {
+			return fmt.Errorf("writable %s: %w", b, err)
 		}
 	}
 	return nil
