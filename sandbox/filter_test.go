@@ -47,7 +47,8 @@ func TestListFilter(t *testing.T) {
 
 // TestListFilterCostsNothing checks SPEC §14's cost rule for the file tools:
 // where nothing below a walk's start is denied, making its filter allocates
-// nothing and the walk gets none.
+// nothing and the walk gets none; where something is, asking about a file
+// allocates nothing.
 func TestListFilterCostsNothing(t *testing.T) {
 	env := testEnv(t)
 	r, err := Resolve(wire.SandboxPolicy{}, env)
@@ -55,6 +56,11 @@ func TestListFilterCostsNothing(t *testing.T) {
 	start := env.Roots[0]
 	require.Nil(t, r.ListFilter(start))
 	require.Zero(t, testing.AllocsPerRun(100, func() { _ = r.ListFilter(start) }))
+	f := r.ListFilter(env.Home)
+	require.NotNil(t, f)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		_ = f.Keep(".ssh/id_ed25519.pub", "id_ed25519.pub") && f.Dir("src/pkg/deep/dir")
+	}), "a kept file costs the walk no allocation")
 }
 
 // FuzzListFilter checks SPEC §14's rule that grep and glob drop exactly what
