@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lspframe"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Bounds on waiting for a server that stopped answering; tests shorten them.
@@ -42,6 +43,10 @@ type Options struct {
 	// order, on the goroutine that reads the server's output: it must not
 	// block, nor wait for a call on the same Conn.
 	OnNotification func(method string, params json.RawMessage)
+	// Sandbox, if set, is the sandbox policy Initialize asks for (SPEC
+	// §14), sent as initializationOptions.sandbox; nil leaves the server's
+	// (its command line's, else auto). SandboxUpdate changes it later.
+	Sandbox *wire.SandboxPolicy
 }
 
 // Conn is a connection to one toolrpc server. Its methods may be called
@@ -139,8 +144,16 @@ func newConn(r io.Closer, w io.WriteCloser, opts Options) *Conn {
 
 // Initialize sends initialize with p, then the initialized notification,
 // and returns the initialize result (SPEC §1: capabilities, serverInfo,
-// limits, scratchDir).
+// limits, scratchDir; §14: the sandbox in force, see SandboxState). With
+// Options.Sandbox set, p's initializationOptions are sent with that policy
+// as their sandbox member; p itself is not changed.
 func (c *Conn) Initialize(ctx context.Context, p *protocol.InitializeParams) (json.RawMessage, error) {
+	if c.opts.Sandbox != nil {
+		var err error
+		if p, err = withSandbox(p, *c.opts.Sandbox); err != nil {
+			return nil, err
+		}
+	}
 	var result json.RawMessage
 	if err := c.Call(ctx, "initialize", p, &result); err != nil {
 		return nil, err

@@ -25,6 +25,14 @@
 // -32800, data.code CANCELLED and the partial result in Data, and the error
 // wraps the context's error.
 //
+// # Sandbox
+//
+// Options.Sandbox is the sandbox policy (SPEC §14) Initialize asks for, sent
+// as initializationOptions.sandbox; SandboxState reads the policy in force
+// from initialize's result, and SandboxUpdate replaces it from the next call
+// on. A denied file-tool path is an *Error of Kind SANDBOX_DENIED, an
+// explicit mode the machine cannot enforce SANDBOX_UNAVAILABLE.
+//
 // # Errors
 //
 // An error reply is an *Error carrying the JSON-RPC code, the SPEC §10

@@ -62,6 +62,9 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxWrite(s, rp); err != nil {
+		return nil, err
+	}
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
 	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.Sources)

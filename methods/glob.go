@@ -71,11 +71,15 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxRead(s, rp); err != nil {
+		return nil, err
+	}
+	list, _ := sandboxList(s, s.Files.Walk, rp.Abs)
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
 	ex := &walk.Excluded{}
-	files, err := search.Glob(ctx, s.Files.Walk, pattern, rp.Abs, rp.RootDir, ex)
+	files, err := search.Glob(ctx, list, pattern, rp.Abs, rp.RootDir, ex)
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}

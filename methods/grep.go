@@ -105,7 +105,15 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxRead(s, rp); err != nil {
+		return nil, err
+	}
 	q.List, q.Resume = s.Files.Walk, s.Resume
+	if list, filtered := sandboxList(s, q.List, rp.Abs); filtered {
+		// A continuation kept under another policy could hold a path this
+		// one denies: a filtered grep never continues one.
+		q.List, q.Resume = list, nil
+	}
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left. A

@@ -73,6 +73,9 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxRead(s, rp); err != nil {
+		return nil, err
+	}
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
@@ -112,7 +115,7 @@ func readRefusal(s *Session, rp roots.Path, err error) error {
 // readNotFound is the NOT_FOUND error, with up to ReadMaxSuggestions similar
 // names of the same directory in data.suggestions.
 func readNotFound(s *Session, rp roots.Path) error {
-	sugg := s.Roots.Suggest(rp.Abs)
+	sugg := s.Roots.SuggestKept(rp.Abs, sandboxReadable(s))
 	msg := fmt.Sprintf("read %s: no such file", rp.Display)
 	if len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"

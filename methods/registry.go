@@ -20,7 +20,8 @@ type Method struct {
 	// wire type.
 	InputSchema json.RawMessage
 	// OutputSchema is the JSON Schema of the result (or the error object),
-	// generated from its wire type; nil for methods tools/list does not list.
+	// generated from its wire type; nil for the methods tools/list does not
+	// list but those a host calls with typed params (sandbox/update).
 	OutputSchema json.RawMessage
 	// Call runs one request against the session.
 	Call func(ctx context.Context, s *Session, call *rpc.Call) (any, error)

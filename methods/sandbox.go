@@ -21,7 +21,10 @@ func sandboxUpdateMethod() Method {
 			p["mode"].Enum = wire.Enum([]string{wire.SandboxAuto, wire.SandboxOff, wire.SandboxReadOnly, wire.SandboxWorkspaceWrite})
 			p["network"].Enum = wire.Enum([]string{wire.NetworkOn, wire.NetworkOff})
 		}),
-		Call: sandboxUpdateCall,
+		// Not for tools/list: cmd/toolrpc-schemas prints it, so the
+		// TypeScript client's types are generated from it.
+		OutputSchema: wire.OutputSchema[wire.SandboxState](),
+		Call:         sandboxUpdateCall,
 	}
 }
 

@@ -45,6 +45,9 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sandboxWrite(s, rp); err != nil {
+		return nil, err
+	}
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
 

@@ -12,7 +12,11 @@ import (
 // Suggest returns the display paths of up to limits.ReadMaxSuggestions
 // entries of abs's directory whose names are close to abs's base name,
 // closest first; entries outside the roots are never suggested.
-func (r *Roots) Suggest(abs string) []string {
+func (r *Roots) Suggest(abs string) []string { return r.SuggestKept(abs, nil) }
+
+// SuggestKept is Suggest without the entries whose absolute path keep
+// refuses (nil keeps all): the sandbox's denied paths are never named.
+func (r *Roots) SuggestKept(abs string, keep func(abs string) bool) []string {
 	dir, base := filepath.Split(abs)
 	d, err := os.Open(dir)
 	if err != nil {
@@ -42,7 +46,7 @@ func (r *Roots) Suggest(abs string) []string {
 			break
 		}
 		p, err := r.Classify(filepath.Join(dir, c.name))
-		if err != nil {
+		if err != nil || keep != nil && !keep(p.Abs) {
 			continue
 		}
 		out = append(out, p.Display)

@@ -43,6 +43,8 @@ type Machine struct {
 	// UserNS reports that the mount namespace needs a user namespace (the
 	// server is not root).
 	UserNS bool
+	// SandboxExec reports that macOS's /usr/bin/sandbox-exec is there.
+	SandboxExec bool `json:",omitempty"`
 }
 
 // Protected is one protected path inside a writable root.
@@ -147,6 +149,9 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 // missing says what m lacks to enforce a sandbox with the given network
 // setting, or "".
 func (m Machine) missing(network string) string {
+	if why, ok := m.platformMissing(); ok {
+		return why
+	}
 	switch {
 	case m.OS != "linux":
 		return fmt.Sprintf("no sandbox is available on %s", orUnknown(m.OS))

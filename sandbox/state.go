@@ -13,6 +13,9 @@ func (r *Resolved) EnforcedBy() []string {
 	if !r.Enforced() || r.Unavailable != "" {
 		return []string{}
 	}
+	if r.Machine.OS == "darwin" {
+		return []string{"sandbox-exec"}
+	}
 	out := []string{"landlock:" + strconv.Itoa(r.Machine.LandlockABI), "no_new_privs", "capabilities-dropped"}
 	if r.Network == wire.NetworkOff {
 		out = append(out, "seccomp")
@@ -31,6 +34,9 @@ func (r *Resolved) EnforcedBy() []string {
 func (r *Resolved) Gaps() []string {
 	if !r.Enforced() || r.Unavailable != "" {
 		return nil
+	}
+	if r.Machine.OS == "darwin" {
+		return r.darwinGaps()
 	}
 	var gaps []string
 	if !r.Machine.MountNS && len(r.Protect) > 0 {

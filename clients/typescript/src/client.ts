@@ -28,6 +28,9 @@ import type {
   ProcessWriteResult,
   ReadParams,
   ReadResult,
+  SandboxState,
+  SandboxUpdateParams,
+  SandboxUpdateResult,
   WriteParams,
   WriteResult,
 } from './generated';
@@ -58,6 +61,12 @@ export interface SpawnOptions {
   sessionId?: string;
   /** Directories outside the workspace the host approved for reading. */
   externalRoots?: string[];
+  /**
+   * The sandbox policy every command and file tool runs under (SPEC §14),
+   * sent as initializationOptions.sandbox; default: the server's (auto).
+   * info.sandbox states the policy in force; sandboxUpdate changes it.
+   */
+  sandbox?: SandboxPolicy;
   /** Variables set (or, with undefined, removed) on top of process.env for the server and so for every bash call. */
   env?: Record<string, string | undefined>;
   /** How long close() waits for shutdown and exit before it kills the server; default 3000 ms. */
@@ -86,7 +95,12 @@ export interface InitializeResult {
   limits: Record<string, number>;
   /** This session's scratch directory (spill files); removed by close(). */
   scratchDir: string;
+  /** The sandbox policy in force, resolved, with what enforces it and this machine's gaps (SPEC §14). */
+  sandbox: SandboxState;
 }
+
+/** A sandbox policy (SPEC §14): what the host allows commands and file tools. */
+export type SandboxPolicy = SandboxUpdateParams;
 
 /** One entry of tools/list: what a host hands to a model. */
 export interface ToolDefinition {
@@ -208,7 +222,7 @@ export class ToolRPC {
     // reply written just before the server died is still delivered.
     child.once('close', () => conn.dispose());
     conn.listen();
-    const initOptions = { dataDir: opts.dataDir, sessionId: opts.sessionId, externalRoots: opts.externalRoots };
+    const initOptions = { dataDir: opts.dataDir, sessionId: opts.sessionId, externalRoots: opts.externalRoots, sandbox: opts.sandbox };
     let info: InitializeResult;
     try {
       info = await conn.sendRequest('initialize', rpc.ParameterStructures.byName, {
@@ -282,6 +296,16 @@ export class ToolRPC {
   /** processSignal calls tools/process/signal (SPEC §13). */
   processSignal(params: ProcessSignalParams, opts?: CallOptions): Promise<ProcessSignalResult> {
     return this.request('tools/process/signal', params, opts);
+  }
+
+  /**
+   * sandboxUpdate calls sandbox/update (SPEC §14): the host replaces the
+   * session's sandbox policy from the next call on (calls already running
+   * keep theirs) and gets the policy now in force. It is no tool: only the
+   * host may widen the policy.
+   */
+  sandboxUpdate(policy: SandboxPolicy, opts?: CallOptions): Promise<SandboxUpdateResult> {
+    return this.request('sandbox/update', policy, opts);
   }
 
   /** processList calls tools/process/list (SPEC §13). */

@@ -14,6 +14,8 @@ export type ErrorKind =
   | 'STALE_TAG'
   | 'LINE_NOT_VISIBLE'
   | 'IO_ERROR'
+  | 'SANDBOX_DENIED'
+  | 'SANDBOX_UNAVAILABLE'
   | 'CONNECTION_CLOSED';
 
 /** JSON-RPC error codes a call can reject with (SPEC §10; -32097 is vscode-jsonrpc's). */

@@ -108,6 +108,26 @@ export interface ProcessReply {
 /** the kind of root a path lies in (SPEC §3) */
 export type Root = "workspace" | "scratch" | "external";
 
+export interface SandboxState {
+  /** the effective mode: off, read-only or workspace-write */
+  mode: string;
+  /** the mode the host asked for */
+  requested: string;
+  /** why auto resolved to off */
+  reason?: string;
+  network: string;
+  /** absolute paths commands may write */
+  writable: string[];
+  /** absolute paths no command or file tool may read */
+  denyRead: string[];
+  /** absolute read-only paths inside writable roots */
+  protect: string[];
+  /** the mechanisms, e.g. landlock:7, seccomp, mount-namespace */
+  enforcedBy: string[];
+  /** what this machine cannot enforce, in plain words */
+  gaps?: string[];
+}
+
 /** what a bash stream produced and what the result kept of it */
 export interface StreamInfo {
   /** everything the process wrote to the stream */
@@ -547,6 +567,23 @@ export interface WriteResult {
   encoding?: string;
 }
 
+/** Params of sandbox/update (a host method, not a tool): Replaces the session's sandbox policy (mode, network, writable, denyRead, protect) from the next call on; calls already running keep theirs. Returns the policy now in force, as initialize states it. */
+export interface SandboxUpdateParams {
+  /** auto (default), off, read-only or workspace-write */
+  mode?: "auto" | "off" | "read-only" | "workspace-write";
+  /** on (default) or off */
+  network?: "on" | "off";
+  /** paths added to the writable set */
+  writable?: null | string[];
+  /** paths added to the default deny list */
+  denyRead?: null | string[];
+  /** extra read-only paths inside writable roots */
+  protect?: null | string[];
+}
+
+/** Result of sandbox/update. */
+export type SandboxUpdateResult = SandboxState;
+
 /** The tools the server lists, in name order. */
 export const TOOL_NAMES = ["tools/bash","tools/edit","tools/glob","tools/grep","tools/process/list","tools/process/read","tools/process/signal","tools/process/start","tools/process/write","tools/read","tools/write"] as const;
 
@@ -566,4 +603,9 @@ export interface ToolTypes {
   "tools/process/write": { params: ProcessWriteParams; result: ProcessWriteResult };
   "tools/read": { params: ReadParams; result: ReadResult };
   "tools/write": { params: WriteParams; result: WriteResult };
+}
+
+/** Params and result type of each host method tools/list does not list. */
+export interface HostMethodTypes {
+  "sandbox/update": { params: SandboxUpdateParams; result: SandboxUpdateResult };
 }

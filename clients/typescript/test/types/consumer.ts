@@ -1,7 +1,7 @@
 // Compiled by test/types.test.mjs with tsc --noEmit: a host's use of the
 // exported types. Each @ts-expect-error line must fail to type-check, so
 // types too loose to catch those mistakes fail the test.
-import { ToolRPC, ToolRPCError, type BashChunk, type BashResult, type EditOp, type GrepContentResult, type ToolTypes } from '@toolrpc/client';
+import { ToolRPC, ToolRPCError, type BashChunk, type BashResult, type EditOp, type GrepContentResult, type HostMethodTypes, type SandboxPolicy, type ToolTypes } from '@toolrpc/client';
 
 export async function use(tr: ToolRPC): Promise<void> {
   const content: GrepContentResult = await tr.grep({ pattern: 'x', outputMode: 'content' });
@@ -22,6 +22,17 @@ export async function use(tr: ToolRPC): Promise<void> {
   } catch (e) {
     if (e instanceof ToolRPCError && e.kind === 'CANCELLED') void e.partial;
   }
+  const policy: SandboxPolicy = { mode: 'workspace-write', network: 'off', writable: ['/opt/cache'] };
+  const state: HostMethodTypes['sandbox/update']['result'] = await tr.sandboxUpdate(policy);
+  state.enforcedBy.join(',');
+  tr.info.sandbox.mode.toUpperCase();
+  try {
+    await tr.read({ path: 'a' });
+  } catch (e) {
+    if (e instanceof ToolRPCError && e.kind === 'SANDBOX_DENIED') void e.message;
+  }
+  // @ts-expect-error no such sandbox mode
+  await tr.sandboxUpdate({ mode: 'yolo' });
   // @ts-expect-error path is a string
   await tr.read({ path: 1 });
   // @ts-expect-error command is required
