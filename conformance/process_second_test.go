@@ -32,11 +32,14 @@ func gitRepo(t *testing.T, dir string) {
 // TestProcess_InputNeovim checks SPEC §13.1 input: Neovim waits for the
 // terminal in epoll_wait in a thread of its own (its TUI thread; the main
 // thread waits on its event loop), with the terminal raw; it is
-// awaitingInput, opened directly or as git's editor.
+// awaitingInput, opened directly or as git's editor. The editors here run
+// with -i NONE: under the default sandbox (SPEC §14) the home directory is
+// not writable, and an editor that cannot write its ShaDa or viminfo waits
+// for Enter before it exits (docs/sandbox.md).
 func TestProcess_InputNeovim(t *testing.T) {
 	onFaces(t, func(t *testing.T, f procFace) {
 		gitRepo(t, f.root)
-		for _, cmd := range []string{"nvim -u NONE notes.txt", "GIT_EDITOR='nvim -u NONE' git commit"} {
+		for _, cmd := range []string{"nvim -u NONE -i NONE notes.txt", "GIT_EDITOR='nvim -u NONE -i NONE' git commit"} {
 			r := f.ok(t, "start", map[string]any{"command": cmd, "mode": "pty", "wait": wait(longWait, "input", "exit")})
 			require.Equal(t, "input", r.Reason, cmd)
 			require.Equal(t, "awaitingInput", r.State, cmd)
@@ -104,7 +107,7 @@ func TestProcess_InputOtherThread(t *testing.T) {
 func TestProcess_WriteThenWait(t *testing.T) {
 	onFaces(t, func(t *testing.T, f procFace) {
 		gitRepo(t, f.root)
-		r := f.ok(t, "start", map[string]any{"command": "GIT_EDITOR=vim git commit", "mode": "pty", "wait": wait(longWait, "input", "exit")})
+		r := f.ok(t, "start", map[string]any{"command": "GIT_EDITOR='vim -i NONE' git commit", "mode": "pty", "wait": wait(longWait, "input", "exit")})
 		require.Equal(t, "input", r.Reason)
 		r = f.ok(t, "write", map[string]any{"id": r.ID, "data": "Osubject of the commit", "keys": []string{"Esc"}, "wait": wait(longWait, "input", "exit")})
 		require.Equal(t, "input", r.Reason)

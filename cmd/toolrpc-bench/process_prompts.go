@@ -26,11 +26,11 @@ func processPromptRows() []scenario {
 	}
 	return []scenario{
 		row("process: write → awaitingInput again, nvim -u NONE (TUI thread in epoll_wait), p95", []string{"nvim"},
-			procAnswers("seq 50 > notes.txt; exec nvim -u NONE notes.txt", "pty", nil, []string{"j", "k"})),
+			procAnswers("seq 50 > notes.txt; exec nvim -u NONE -i NONE notes.txt", "pty", nil, []string{"j", "k"})),
 		row("process: write → awaitingInput again, input() in a second thread (python, pty), p95", []string{"python3"},
 			procAnswers(procThreaded, "pty", nil, []string{"x\n"})),
 		row("process: write → awaitingInput again, vim typing in insert mode (screen after the keys), p95", []string{"vim"},
-			procAnswers("seq 50 > notes.txt; exec vim -u NONE notes.txt", "pty", []string{"i"}, []string{"word "})),
+			procAnswers("seq 50 > notes.txt; exec vim -u NONE -i NONE notes.txt", "pty", []string{"i"}, []string{"word "})),
 		{name: "process: rendered ÷ raw bytes, vite-like clear-screen loop, 200 banners (pty)", driven: drivenLongLived, unit: "ratio",
 			goal: goal{kind: valueAtMost, limit: 0.05}, bins: []string{"bash"}, run: procClearRatio},
 	}
