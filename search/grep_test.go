@@ -323,3 +323,26 @@ func BenchmarkGrepGoals(b *testing.B) {
 		{"none", "[0-9]{10}", false, Count, 100000},
 	})
 }
+
+// hideDir is a ListFilter hiding one directory (relative, slash-separated).
+type hideDir string
+
+func (h hideDir) Keep(rel, _ string) bool { return !strings.HasPrefix(rel, string(h)+"/") }
+func (h hideDir) Dir(rel string) bool     { return rel != string(h) }
+
+// TestGrepListFilter checks SPEC §5: a query's Filter hides files from the
+// listing on top of the glob, and a filtered grep neither keeps nor takes a
+// continuation.
+func TestGrepListFilter(t *testing.T) {
+	root := engineTree(t, [][2]string{{"a/x.txt", "hit\n"}, {"secret/y.txt", "hit\n"}, {"b/z.txt", "hit\n"}})
+	q := engineQuery(t, root, "", "hit", FilesWithMatches)
+	set := filetable.NewSet([]string{root}, t.Logf)
+	t.Cleanup(set.Close)
+	q.Filter, q.Resume, q.HeadLimit, q.List = hideDir("secret"), &Resumes{}, 1, set.Walk
+	res := engineGrep(t, q).Files
+	require.Equal(t, []string{"a/x.txt"}, res.Files)
+	require.True(t, res.Truncated)
+	require.Empty(t, q.Resume.kept, "a filtered grep keeps no continuation")
+	q.Offset = 1
+	require.Equal(t, []string{"b/z.txt"}, engineGrep(t, q).Files.Files)
+}
