@@ -371,3 +371,54 @@ func TestProtocolNamesEveryMethodAndLimit(t *testing.T) {
 	sort.Strings(missing)
 	require.Empty(t, strings.Join(missing, "\n"), "docs/protocol.md does not name these")
 }
+
+// TestContributingCoversEveryTool checks SPEC §1 (tools/list): every tool
+// the method table lists has the places docs/contributing.md marks checked
+// — a Go client method, a TypeScript client call, and the conformance MCP
+// maps — and every repository path contributing.md names exists.
+func TestContributingCoversEveryTool(t *testing.T) {
+	read := func(paths ...string) string {
+		var b strings.Builder
+		for _, p := range paths {
+			data, err := os.ReadFile(filepath.Join(repoRoot, p))
+			require.NoError(t, err)
+			b.Write(data)
+		}
+		return b.String()
+	}
+	places := map[string]string{
+		"client/":                 read("client/tools.go", "client/process.go"),
+		"clients/typescript/":     read("clients/typescript/src/client.ts"),
+		"conformance/mcp_test.go": read("conformance/mcp_test.go"),
+	}
+	var missing []string
+	for _, m := range methods.All() {
+		if !m.Tool {
+			continue
+		}
+		mcp := strings.ReplaceAll(strings.TrimPrefix(m.Name, "tools/"), "/", "_")
+		for place, text := range places {
+			want := `"` + m.Name + `"`
+			if place == "clients/typescript/" {
+				want = "'" + m.Name + "'"
+			}
+			if place == "conformance/mcp_test.go" {
+				want = `"` + mcp + `": "` + m.Name + `"`
+			}
+			if !strings.Contains(text, want) {
+				missing = append(missing, m.Name+" in "+place)
+			}
+		}
+	}
+	doc := read("docs/contributing.md")
+	for _, p := range regexp.MustCompile("`((?:[a-z]+/)+[A-Za-z_.]*)`").FindAllStringSubmatch(doc, -1) {
+		if strings.Contains(p[1], "<") || strings.HasPrefix(p[1], "/") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(repoRoot, p[1])); err != nil {
+			missing = append(missing, "path "+p[1]+" named by contributing.md")
+		}
+	}
+	sort.Strings(missing)
+	require.Empty(t, strings.Join(missing, "\n"), "a tool misses these places (docs/contributing.md)")
+}

@@ -11,11 +11,8 @@ import (
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/search"
-	"github.com/toolrpc/toolrpc/walk"
 	"github.com/toolrpc/toolrpc/wire"
 )
-
-var grepChunkBytes = limits.SearchChunkBytes // tests shorten it
 
 // grepMethod is tools/grep.
 func grepMethod() Method {
@@ -89,10 +86,6 @@ func grepDecode(call *rpc.Call) (wire.GrepParams, *search.Query, error) {
 		return p, nil, rpc.Errorf(rpc.InvalidArgument, "grep: %w", err)
 	}
 	r.Matcher = m
-	r.ChunkBytes = grepChunkBytes
-	if !p.Multiline && r.Before == 0 && r.After == 0 {
-		r.ChunkBytes = min(grepChunkBytes, limits.SearchLineChunkBytes)
-	}
 	return p, r, nil
 }
 
@@ -108,23 +101,19 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxRead(s, rp); err != nil {
 		return nil, err
 	}
+	q.Start, q.Boundary, q.Display, q.Sources = rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources
 	q.List, q.Resume = s.Files.Walk, s.Resume
-	if list, filtered := sandboxList(s, q.List, rp.Abs); filtered {
-		// A continuation kept under another policy could hold a path this
-		// one denies: a filtered grep never continues one.
-		q.List, q.Resume = list, nil
+	if f := s.Sandbox().ListFilter(rp.Abs); f != nil {
+		q.Filter = f // a filtered grep never continues a page: search drops Resume
 	}
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left. A
 		// build this grep asks for starts once it has answered.
 		defer s.Index.Busy(rp.RootDir)()
-		q.Narrow = func(files walk.Files) walk.Files {
-			return s.Index.Narrow(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern), files)
-		}
-		q.Narrows = func() bool { return s.Index.Narrows(rp.RootDir, q.Matcher.Syntax(), len(*p.Pattern)) }
+		q.Index = s.Index
 	}
-	res, err := search.Grep(ctx, q, rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources)
+	res, err := search.Grep(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}

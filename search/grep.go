@@ -1,7 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"regexp/syntax"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,8 +24,16 @@ const (
 	Count
 )
 
-// Query is one validated grep.
+// Query is one validated grep: what to find, where, and how to show it.
 type Query struct {
+	// Start is the absolute path searched; ignore rules apply as walk
+	// applies them below Boundary, the absolute root holding Start.
+	Start, Boundary string
+	// Display names a file (by its absolute path) in the result.
+	Display func(abs string) string
+	// Sources, when set, records every line a content result shows whole.
+	Sources *sourceset.Set
+
 	// Mode selects the result shape.
 	Mode Mode
 	// Matcher finds the matching lines.
@@ -34,26 +44,62 @@ type Query struct {
 	Before, After int
 	// HeadLimit is the most entries kept; Offset entries are skipped first.
 	HeadLimit, Offset int
-	// ChunkBytes is how much of a file is searched at once.
+	// ChunkBytes, when set, caps how much of a file is searched at once
+	// (tests shorten it); 0 is limits.SearchChunkBytes. Either way a grep
+	// with no context lines and no multiline pattern searches at most
+	// limits.SearchLineChunkBytes at once.
 	ChunkBytes int
-	// Narrow, when set, drops listed files that cannot hold a match (a
-	// content index). It must keep, in order, every file that holds one.
-	Narrow func(walk.Files) walk.Files
-	// Narrows, when set, reports whether Narrow can drop files now (an
-	// index is mapped and the pattern has something to look up): then the
-	// walk does not search the files it finds, as the index would skip
-	// most of them.
-	Narrows func() bool
+
 	// List lists the files to search as walk.Walk does; nil is walk.Walk.
 	// A resident file table (filetable.Set.Walk) answers without walking.
 	List Lister
+	// Filter, when set, hides files and directories from the listing on
+	// top of the glob (e.g. paths a sandbox denies). A filtered grep never
+	// continues a kept one: the kept one may have listed what this one hides.
+	Filter ListFilter
+	// Index, when set, narrows the listing to the files that can hold a
+	// match below Boundary (a content index).
+	Index Index
 	// Resume, when set, keeps where count and filesWithMatches greps
 	// stop, so the page that continues one starts there (see Resumes).
 	Resume *Resumes
 }
 
+// Index is a content index as grep uses it (contentindex.Set is one).
+type Index interface {
+	// Narrow drops the files of root's listing that cannot hold a match of
+	// re (the tree of a pattern size bytes long). It must keep, in order,
+	// every file that holds one.
+	Narrow(root string, re *syntax.Regexp, size int, files walk.Files) walk.Files
+	// Narrows reports whether Narrow can drop files of root now (an index
+	// is mapped and the pattern has something to look up): then the walk
+	// does not search the files it finds, as the index would skip most of
+	// them.
+	Narrows(root string, re *syntax.Regexp, size int) bool
+}
+
+// ListFilter hides entries of a listing, as walk.Options' Keep and Dir do.
+type ListFilter interface {
+	// Keep reports whether the file rel (named name) is listed.
+	Keep(rel, name string) bool
+	// Dir reports whether the directory rel is entered.
+	Dir(rel string) bool
+}
+
+// chunkBytes is how much of a file q searches at once: whole lines suffice
+// (limits.SearchLineChunkBytes) unless context lines or a multiline
+// pattern need more around a match.
+func (q *Query) chunkBytes() int {
+	c := cmp.Or(q.ChunkBytes, limits.SearchChunkBytes)
+	if !q.Matcher.multiline && q.Before == 0 && q.After == 0 {
+		c = min(c, limits.SearchLineChunkBytes)
+	}
+	return c
+}
+
 // Lister lists files exactly as walk.Walk does (Keep must not retain its
-// arguments).
+// arguments). A listing that is Versioned lets a later page continue a
+// grep (see Resumes).
 type Lister func(ctx context.Context, opts walk.Options) (walk.Files, error)
 
 // list lists with l, or walk.Walk when l is nil.
@@ -82,25 +128,33 @@ type (
 	Result = wire.GrepResult
 )
 
-// Grep walks start (ignore rules as walk applies them below boundary),
-// searches the files newest first and returns the bounded Result of q's mode. display names a file in
-// the result; every line a content result shows whole joins sources. The
-// error is only ever the context's.
+// Grep walks q.Start, searches the files newest first and returns the
+// bounded Result of q's mode. The error is only ever the context's.
 //
 // Directories the glob cannot reach are not entered. A listing that walks
 // (no resident table answers it) searches files while the walk still runs,
-// unless q.Narrows says an index will narrow them; the results are merged
-// in newest-first order all the same. With q.Resume set, a count
-// or filesWithMatches grep that continues one that stopped starts where it
+// unless q.Index says it will narrow them; the results are merged in
+// newest-first order all the same. With q.Resume set, a count or
+// filesWithMatches grep that continues one that stopped starts where it
 // stopped (see Resumes).
-func Grep(ctx context.Context, q *Query, start, boundary string, display func(abs string) string, sources *sourceset.Set) (Result, error) {
+func Grep(ctx context.Context, query *Query) (Result, error) {
+	q := *query
+	q.ChunkBytes = query.chunkBytes()
+	if q.Filter != nil {
+		q.Resume = nil
+	}
 	ex := &walk.Excluded{}
-	opts := walk.Options{Start: start, Boundary: boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
-	key, resumable := q.keyOf(start, boundary)
+	opts := walk.Options{Start: q.Start, Boundary: q.Boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
+	if f := q.Filter; f != nil {
+		keep, dir := opts.Keep, opts.Dir
+		opts.Keep = func(rel, name string) bool { return f.Keep(rel, name) && (keep == nil || keep(rel, name)) }
+		opts.Dir = func(rel string) bool { return f.Dir(rel) && (dir == nil || dir(rel)) }
+	}
+	key, resumable := q.keyOf()
 	resuming := resumable && q.Resume.has(key, q.Offset)
 	var o *overlap
-	if !resuming && (q.Narrows == nil || !q.Narrows()) {
-		o = startOverlap(ctx, q)
+	if !resuming && (q.Index == nil || !q.Index.Narrows(q.Boundary, q.Matcher.Syntax(), q.Matcher.size)) {
+		o = startOverlap(ctx, &q)
 		opts.Open = o.open
 	}
 	files, err := q.List.list(ctx, opts)
@@ -110,8 +164,8 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 	if err != nil {
 		return Result{}, err
 	}
-	ignored := func() string { return IgnoredNotice(ctx, ex, display, "files") }
-	c := &collector{q: q, display: display, sources: sources, ignored: ignored}
+	ignored := func() string { return IgnoredNotice(ctx, ex, q.Display, "files") }
+	c := &collector{q: &q, display: q.Display, sources: q.Sources, ignored: ignored}
 	version, from := versionOf(files), 0
 	var r *resume
 	if resumable {
@@ -119,10 +173,10 @@ func Grep(ctx context.Context, q *Query, start, boundary string, display func(ab
 	}
 	if r != nil && resuming {
 		files, from, c.skipped, c.next = r.files, r.next, q.Offset, r.next
-	} else if q.Narrow != nil {
-		files = q.Narrow(files)
+	} else if q.Index != nil {
+		files = q.Index.Narrow(q.Boundary, q.Matcher.Syntax(), q.Matcher.size, files)
 	}
-	res, err := run(ctx, q, files, from, o, c)
+	res, err := run(ctx, &q, files, from, o, c)
 	if err == nil && resumable && c.more && c.skipped == q.Offset {
 		q.Resume.keep(&resume{key: key, version: version, files: files, next: c.next, emitted: q.Offset + c.kept})
 	}

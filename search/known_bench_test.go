@@ -65,11 +65,11 @@ func (k knownTree) newFiles(b *testing.B) *filetable.Set {
 func (k knownTree) query(b *testing.B, files *filetable.Set, idx *contentindex.Set) *Query {
 	m := mustCompile(b, benchPattern())
 	return &Query{Mode: Count, Matcher: m, HeadLimit: 1 << 20, ChunkBytes: limits.SearchLineChunkBytes, List: files.Walk,
-		Narrow: func(fs walk.Files) walk.Files { return idx.Narrow(k.root, m.Syntax(), len(benchPattern()), fs) }}
+		Index: idx, Start: k.root, Boundary: k.root, Display: func(s string) string { return s }}
 }
 
 func (k knownTree) grep(b *testing.B, q *Query) {
-	if _, err := Grep(context.Background(), q, k.root, k.root, func(s string) string { return s }, nil); err != nil {
+	if _, err := Grep(context.Background(), q); err != nil {
 		b.Fatal(err)
 	}
 }

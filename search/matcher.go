@@ -15,6 +15,7 @@ type Matcher struct {
 	re        *regexp.Regexp
 	tree      *syntax.Regexp // re's parsed, simplified tree
 	multiline bool
+	size      int  // the pattern's length in bytes, as Compile got it
 	perLine   bool // \A or \z present: the buffer run would not see line starts as text starts
 
 	lit    []byte        // a string every match contains, or nil
@@ -57,7 +58,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	if err != nil {
 		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
 	}
-	m := &Matcher{re: re, multiline: multiline}
+	m := &Matcher{re: re, multiline: multiline, size: len(pattern)}
 	if set, n := classRun(tree); n >= minRunLen && !multiline {
 		m.run, m.runLen = set, n
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp/syntax"
 	"testing"
 	"time"
 
@@ -53,9 +54,9 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 				q := Query{Mode: mode, Matcher: m, Offset: page[0], HeadLimit: page[1], Before: page[2], After: page[2], ChunkBytes: limits.SearchLineChunkBytes}
 				oq := q
 				oq.List = ordered
-				want, err := Grep(context.Background(), &oq, root, root, display, sourceset.New())
+				want, err := grepIn(&oq, root, root, display, sourceset.New())
 				require.NoError(t, err)
-				got, err := Grep(context.Background(), &q, root, root, display, sourceset.New())
+				got, err := grepIn(&q, root, root, display, sourceset.New())
 				require.NoError(t, err)
 				require.Equal(t, want, got)
 			})
@@ -63,7 +64,7 @@ func TestOverlapEqualsOrderedSearch(t *testing.T) {
 	}
 }
 
-// TestOverlapLeftToTheIndex: a grep whose Narrows says an index will narrow
+// TestOverlapLeftToTheIndex: a grep whose Index.Narrows says an index will narrow
 // the listing does not search files as the walk finds them (the walk gets
 // no Found), while the same grep without an index does; both answer alike.
 func TestOverlapLeftToTheIndex(t *testing.T) {
@@ -77,13 +78,13 @@ func TestOverlapLeftToTheIndex(t *testing.T) {
 	for _, narrows := range []bool{false, true} {
 		var found bool
 		q := Query{Mode: Count, Matcher: m, HeadLimit: limits.GrepDefaultHeadLimit, ChunkBytes: limits.SearchLineChunkBytes,
-			Narrows: func() bool { return narrows },
+			Index: keepAll(narrows),
 			List: func(ctx context.Context, opts walk.Options) (walk.Files, error) {
 				found = opts.Open != nil
 				files, err := walk.Walk(ctx, opts)
 				return walk.FileList(files), err
 			}}
-		res, err := Grep(context.Background(), &q, root, root, display, sourceset.New())
+		res, err := grepIn(&q, root, root, display, sourceset.New())
 		require.NoError(t, err)
 		require.Len(t, res.Counts.Counts, 50)
 		require.Equal(t, !narrows, found, "the walk searches as it finds files only when no index narrows (narrows: %v)", narrows)
@@ -130,3 +131,9 @@ func TestOverlapAlign(t *testing.T) {
 	}
 	require.Equal(t, []got{{true, 2}, {true, 3}, {false, 0}, {false, 0}, {false, 0}}, gots)
 }
+
+// keepAll is an Index that drops no file; Narrows reports its value.
+type keepAll bool
+
+func (k keepAll) Narrow(_ string, _ *syntax.Regexp, _ int, files walk.Files) walk.Files { return files }
+func (k keepAll) Narrows(string, *syntax.Regexp, int) bool                              { return bool(k) }

@@ -19,7 +19,7 @@ import (
 //     equal (mode, pattern and its flags, glob, chunking, the searched
 //     directory and its root);
 //   - its offset is the number of entries the kept grep skipped and gave;
-//   - its listing has the version (see versioned) of the kept grep's
+//   - its listing has the version (see Versioned) of the kept grep's
 //     listing: the resident file table saw no change at all between the
 //     two listings, so every file holds what it held.
 //
@@ -37,11 +37,14 @@ type Resumes struct {
 	kept []*resume // oldest first
 }
 
-// versioned is a listing that names the state of the file table it was
+// Versioned is a listing that names the state of the file table it was
 // taken in (filetable's listings): listings with equal (==) non-nil
 // versions list the same files holding the same bytes. A version is
 // comparable.
-type versioned interface{ Version() any }
+type Versioned interface {
+	// Version names the table's state; equal versions, equal files.
+	Version() any
+}
 
 // resumeKey is what a grep asks, but for its offset and headLimit.
 type resumeKey struct {
@@ -64,17 +67,17 @@ type resume struct {
 
 // keyOf returns q's key, and false when q cannot be continued (content
 // mode, or no Resumes).
-func (q *Query) keyOf(start, boundary string) (resumeKey, bool) {
+func (q *Query) keyOf() (resumeKey, bool) {
 	if q.Resume == nil || q.Mode == Content {
 		return resumeKey{}, false
 	}
 	return resumeKey{mode: q.Mode, pattern: q.Matcher.re.String(), multiline: q.Matcher.multiline,
-		glob: q.Glob, chunkBytes: q.ChunkBytes, start: start, boundary: boundary}, true
+		glob: q.Glob, chunkBytes: q.ChunkBytes, start: q.Start, boundary: q.Boundary}, true
 }
 
 // versionOf returns files' version, or nil when it has none.
 func versionOf(files walk.Files) any {
-	if v, ok := files.(versioned); ok {
+	if v, ok := files.(Versioned); ok {
 		return v.Version()
 	}
 	return nil

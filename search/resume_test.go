@@ -1,7 +1,6 @@
 package search
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -58,7 +57,7 @@ func newResumeTree(t testing.TB, r *rand.Rand, n int) *resumeTree {
 func (rt *resumeTree) grep(t *testing.T, q Query, res *Resumes, offset, head int) (string, int, bool) {
 	t.Helper()
 	q.Offset, q.HeadLimit, q.Resume, q.List = offset, head, res, rt.set.Walk
-	r, err := Grep(context.Background(), &q, rt.root, rt.root, func(abs string) string { return abs[len(rt.root)+1:] }, nil)
+	r, err := grepIn(&q, rt.root, rt.root, func(abs string) string { return abs[len(rt.root)+1:] }, nil)
 	require.NoError(t, err)
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
@@ -88,7 +87,8 @@ func TestGrepResumeMatchesFresh(t *testing.T) {
 			q := resumeQuery(t, mode, "x", glob)
 			res := &Resumes{}
 			q.Resume = res
-			key, ok := q.keyOf(rt.root, rt.root)
+			q.Start, q.Boundary = rt.root, rt.root
+			key, ok := q.keyOf()
 			require.True(t, ok)
 			offset, pages, resumed := 0, 0, 0
 			for {

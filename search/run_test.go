@@ -1,11 +1,14 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/sourceset"
 )
 
 // findRunBytewise is findRun testing every byte in order: the oracle of
@@ -71,4 +74,10 @@ func FuzzFindRun(f *testing.F) {
 		}
 		require.Equal(t, naive(t, pattern, ci, buf), matched(t, pattern, ci, false, buf))
 	})
+}
+
+// grepIn runs q searching start below boundary.
+func grepIn(q *Query, start, boundary string, display func(string) string, sources *sourceset.Set) (Result, error) {
+	q.Start, q.Boundary, q.Display, q.Sources = start, boundary, display, sources
+	return Grep(context.Background(), q)
 }

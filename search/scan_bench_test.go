@@ -4,7 +4,6 @@
 package search
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -28,7 +27,7 @@ func BenchmarkGrepWalk(b *testing.B) {
 	}
 	q := &Query{Mode: mode, Matcher: m, HeadLimit: 1000000, ChunkBytes: limits.SearchLineChunkBytes}
 	for range b.N {
-		if _, err := Grep(context.Background(), q, root, root, func(s string) string { return s }, nil); err != nil {
+		if _, err := grepIn(q, root, root, func(s string) string { return s }, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,12 +25,12 @@ func BenchmarkGrepTableWarm(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := &Query{Mode: Count, Matcher: m, HeadLimit: 1000000, ChunkBytes: limits.SearchLineChunkBytes, List: set.Walk}
-	if _, err := Grep(context.Background(), q, root, root, func(s string) string { return s }, nil); err != nil {
+	if _, err := grepIn(q, root, root, func(s string) string { return s }, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := Grep(context.Background(), q, root, root, func(s string) string { return s }, nil); err != nil {
+		if _, err := grepIn(q, root, root, func(s string) string { return s }, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,12 +78,12 @@ func BenchmarkGrepTableNewest(b *testing.B) {
 	q := &Query{Mode: Content, Matcher: m, HeadLimit: limits.GrepDefaultHeadLimit, ChunkBytes: limits.SearchLineChunkBytes, List: set.Walk}
 	display := func(s string) string { return s }
 	sources := sourceset.New()
-	if _, err := Grep(context.Background(), q, root, root, display, sources); err != nil {
+	if _, err := grepIn(q, root, root, display, sources); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := Grep(context.Background(), q, root, root, display, sources); err != nil {
+		if _, err := grepIn(q, root, root, display, sources); err != nil {
 			b.Fatal(err)
 		}
 	}
