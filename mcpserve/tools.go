@@ -111,7 +111,9 @@ func (s *server) handler(m methods.Method) mcp.ToolHandler {
 			notify = p.rpcNotify
 		}
 		// The call carries the MCP name: its messages speak MCP's words.
-		v, err := m.Call(ctx, sess, rpc.NewCall(name, id, req.Params.Arguments, notify))
+		call := rpc.NewCall(name, id, req.Params.Arguments, notify)
+		v, err := m.Call(ctx, sess, call)
+		defer call.Replied() // as the SDK sends the result
 		if err != nil {
 			return errorResult(name, err), nil
 		}

@@ -23,6 +23,7 @@ func toolJSON(t *testing.T, s *Session, method string, params map[string]any) st
 	raw, err := json.Marshal(params)
 	require.NoError(t, err)
 	call := rpc.NewCall(method, json.RawMessage(`1`), raw, nil)
+	defer call.Replied()
 	var res any
 	if method == "tools/glob" {
 		res, err = globCall(context.Background(), s, call)

@@ -109,8 +109,8 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left. A
-		// build this grep asks for starts once it has answered.
-		defer s.Index.Busy(rp.RootDir)()
+		// build this grep asks for starts once its reply is written.
+		call.AfterReply(s.Index.Busy(rp.RootDir))
 		q.Index = s.Index
 	}
 	res, err := search.Grep(ctx, q)

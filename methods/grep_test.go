@@ -46,6 +46,7 @@ func grepTestRun[T any](t testing.TB, s *Session, method string, params any) (T,
 	raw, err := json.Marshal(params)
 	require.NoError(t, err)
 	call := rpc.NewCall(method, json.RawMessage(`1`), raw, nil)
+	defer call.Replied()
 	var res any
 	if method == "tools/glob" {
 		res, err = globCall(context.Background(), s, call)
@@ -140,7 +141,9 @@ func TestGrepErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := grepCall(ctx, s, rpc.NewCall("tools/grep", json.RawMessage(`1`), json.RawMessage(`{"pattern":"TODO"}`), nil))
+	call := rpc.NewCall("tools/grep", json.RawMessage(`1`), json.RawMessage(`{"pattern":"TODO"}`), nil)
+	defer call.Replied()
+	_, err := grepCall(ctx, s, call)
 	require.Equal(t, rpc.Cancelled, rpc.AsError(err).Kind)
 }
 

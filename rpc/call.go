@@ -29,6 +29,7 @@ type Call struct {
 	mu     sync.Mutex
 	done   bool
 	notify func(method string, params any) error
+	after  []func()
 }
 
 // NewCall returns a Call whose notifications go to notify; tests of method
@@ -68,6 +69,28 @@ func (c *Call) finish() {
 	c.mu.Lock()
 	c.done = true
 	c.mu.Unlock()
+}
+
+// AfterReply registers f to run once the call's reply has been written
+// (the server calls Replied then). Work the reply must not wait for, and
+// must not race either, goes there.
+func (c *Call) AfterReply(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.after = append(c.after, f)
+}
+
+// Replied runs, once, the functions AfterReply registered. The server calls
+// it after writing the reply; a caller that runs a handler itself (the MCP
+// face, tests) calls it when the handler's answer is delivered.
+func (c *Call) Replied() {
+	c.mu.Lock()
+	after := c.after
+	c.after = nil
+	c.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
 }
 
 // Decode unmarshals the params into v, rejecting wrong types and unknown

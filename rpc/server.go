@@ -241,6 +241,7 @@ func (s *server) run(ctx context.Context, cancel context.CancelFunc, id json.Raw
 	delete(s.running, key)
 	s.mu.Unlock()
 	s.reply(id, result, err) // AsError makes a context error CANCELLED
+	call.Replied()
 }
 
 // invoke runs h, turning a panic into an internal error so the server keeps serving.
