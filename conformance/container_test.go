@@ -23,8 +23,13 @@ import (
 
 // podmanExceptions are the tests the re-run through `podman exec -i` leaves
 // out, each for a reason of the transport, not of the server:
-//   - TestRemote_, TestContainer_: they start their own sshd or containers;
-//     the re-run must not recurse.
+//   - TestRemote_, TestContainer_, TestWine_: they start their own sshd,
+//     containers or Wine; the re-run must not recurse.
+//   - TestSandbox_ make a home and a workspace on this machine (under
+//     /var/tmp, owned by a user setpriv becomes) and read what the server
+//     did there; in a container the server's files, users and home are the
+//     container's. The sandbox itself runs in the container: every command
+//     of the re-run goes through it under the default auto.
 //   - TestHostile_UnreadableFiles runs the binary under setpriv as nobody;
 //     through podman that is the podman client, which nobody may not run.
 //     In a container the server's user is the exec's --user.
@@ -52,6 +57,8 @@ import (
 var podmanExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
+	"TestWine_",
+	"TestSandbox_",
 	"TestHostile_UnreadableFiles$",
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",

@@ -33,6 +33,12 @@ const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
 // sshExceptions are the tests the re-run through ssh leaves out, each for a
 // reason of the transport, not of the server (README "Remote workspaces"):
 //   - TestRemote_: they start their own sshd; the re-run must not recurse.
+//   - TestWine_: they build and run the Windows server under Wine here;
+//     through ssh the -bin wrapper is not a binary Wine can run.
+//   - TestSandbox_ run the binary as an unprivileged user through setpriv
+//     too; through ssh that is the ssh client, as with
+//     TestHostile_UnreadableFiles. Every command of the re-run still runs
+//     under the remote server's default sandbox.
 //   - TestHostile_UnreadableFiles runs the binary under setpriv as nobody;
 //     through ssh that runs the ssh client as nobody, who cannot read the
 //     root-owned key. Over ssh the remote user is whoever logs in, which is
@@ -55,6 +61,8 @@ const transportEnv = "TOOLRPC_CONFORMANCE_TRANSPORT"
 var sshExceptions = []string{
 	"TestRemote_",
 	"TestContainer_",
+	"TestWine_",
+	"TestSandbox_",
 	"TestHostile_UnreadableFiles$",
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",

@@ -365,6 +365,7 @@ const (
 	whySignal     = "signals the server's process (SIGTERM) or bounds its stdout writes; Windows has neither"
 	whyNodeClient = "drives the server from a Node or npm client whose checks run bash commands"
 	whyBudget     = "creates and globs 200,000 files: minutes under Wine's directory listing, past the Windows mode's 6-minute CI budget"
+	whySandbox    = "checks SPEC §14 with bash commands, setpriv and a Unix home; Windows has no sandbox (auto is off, docs/sandbox.md), which TestPlatforms checks"
 )
 
 var wineExclusions = []wineExclusion{
@@ -387,6 +388,8 @@ var wineExclusions = []wineExclusion{
 	{"TestMCP_SIGTERMIsNotAnError$", whySignal}, {"TestEnding_HostStopsReading$", whySignal},
 	{"TestNodeHost$", whyNodeClient}, {"TestTypeScriptClient$", whyNodeClient}, {"TestMCPNodeClient$", whyNodeClient},
 	{"TestNPM_", whyNodeClient},
+	{"TestOutput_NoHTMLEscapes$", whyBash}, {"TestFirstGrepAnswersBeforeTheIndexBuild$", whyIndex},
+	{"TestSandbox_", whySandbox},
 }
 
 // TestWine_Suite re-runs this test binary — the suite — against the
