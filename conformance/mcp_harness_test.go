@@ -26,6 +26,7 @@ type mcpOptions struct {
 	noRootsCap  bool     // the client offers no roots capability
 	dir         string   // working directory (default: a fresh temp dir)
 	env         []string
+	args        []string // more flags after mcp's own
 }
 
 // mcpServer is a running `toolrpc mcp` with a go-sdk client session.
@@ -50,6 +51,7 @@ func mcpStart(t testing.TB, o mcpOptions) *mcpServer {
 	for _, r := range o.roots {
 		args = append(args, "--root", r)
 	}
+	args = append(args, o.args...)
 	env := o.env
 	if winePaths {
 		args, env = wineEnv(args), wineEnv(env)

@@ -192,6 +192,51 @@ func TestSandbox_InitializeStatesPolicy(t *testing.T) {
 	})
 }
 
+// TestSandbox_MCPInitializeStatesPolicy checks SPEC §14 on the MCP face
+// (§12): initialize's capabilities.experimental["toolrpc/sandbox"] states
+// the policy in force — the default auto as workspace-write with the --root
+// writable and the mechanisms, and the --sandbox flags as given.
+func TestSandbox_MCPInitializeStatesPolicy(t *testing.T) {
+	ws := t.TempDir()
+	state := func(t *testing.T, args ...string) sandboxState {
+		s := mcpStart(t, mcpOptions{roots: []string{ws}, args: args})
+		ir := s.cs.InitializeResult()
+		require.NotNil(t, ir.Capabilities)
+		v, ok := ir.Capabilities.Experimental["toolrpc/sandbox"]
+		require.True(t, ok, "capabilities: %+v", ir.Capabilities)
+		raw, err := json.Marshal(v)
+		require.NoError(t, err)
+		var st sandboxState
+		require.NoError(t, json.Unmarshal(raw, &st))
+		return st
+	}
+	st := state(t)
+	require.Equal(t, "workspace-write", st.Mode)
+	require.Equal(t, "auto", st.Requested)
+	require.Equal(t, "on", st.Network)
+	require.Contains(t, st.Writable, canonicalPath(t, ws))
+	require.Contains(t, st.Writable, "/tmp")
+	require.NotEmpty(t, st.DenyRead)
+	require.NotEmpty(t, st.EnforcedBy)
+	require.True(t, strings.HasPrefix(st.EnforcedBy[0], "landlock:"), "%v", st.EnforcedBy)
+
+	st = state(t, "--sandbox", "read-only", "--network", "off")
+	require.Equal(t, "read-only", st.Mode)
+	require.Equal(t, "off", st.Network)
+	require.NotContains(t, st.Writable, canonicalPath(t, ws))
+
+	st = state(t, "--sandbox", "off")
+	require.Equal(t, "off", st.Mode)
+	require.Empty(t, st.EnforcedBy)
+}
+
+// canonicalPath is path with its symlinks resolved.
+func canonicalPath(t *testing.T, path string) string {
+	p, err := filepath.EvalSymlinks(path)
+	require.NoError(t, err)
+	return p
+}
+
 // TestSandbox_WritesOutsideDenied checks SPEC §14: a command writes the
 // workspace and /tmp, and nothing outside — not directly, not through a
 // symlink, not through "..", not through a hard link made inside, not even

@@ -6,12 +6,14 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"path/filepath"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/sandbox"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -54,8 +56,9 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	s := &server{ctx: ctx, sessions: newSessionStarter(cfg)}
 	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: limits.MaxFrameBytes})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "toolrpc", Version: cfg.Version}, &mcp.ServerOptions{
-		Logger:       slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
+		Logger: slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{},
+			Experimental: sandboxCapability(cfg)},
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.sessions.early(req.Session)
 		},
@@ -141,3 +144,28 @@ func (w nopCloser) Write(b []byte) (int, error) {
 }
 
 func (nopCloser) Close() error { return nil }
+
+// SandboxCapability is the key in initialize's capabilities.experimental
+// under which the MCP face states the sandbox policy in force (SPEC §14).
+const SandboxCapability = "toolrpc/sandbox"
+
+// sandboxCapability returns the experimental capabilities that state the
+// sandbox policy: cfg.Sandbox resolved on the --root roots. The client's
+// roots (or the working directory) and the session's scratch dir are not
+// known before initialize's result, so without --root the writable set
+// lists the other writable paths only; mode, network, the deny list,
+// enforcedBy and gaps do not depend on them. Nil when the policy cannot be
+// resolved: the first tool call then returns the error.
+func sandboxCapability(cfg Config) map[string]any {
+	var dirs []string
+	for _, r := range cfg.Roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			dirs = append(dirs, abs)
+		}
+	}
+	pol, err := sandbox.Resolve(cfg.Sandbox, sandbox.HostEnv(dirs, ""))
+	if err != nil {
+		return nil
+	}
+	return map[string]any{SandboxCapability: pol.State()}
+}
