@@ -79,15 +79,12 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
-	pg, err := page.Read(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources)
+	res, err := page.Read(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources)
 	if err != nil {
 		return nil, readRefusal(s, rp, err)
 	}
-	return &wire.ReadResult{
-		Path: rp.Display, Root: wire.Root(rp.Root), Content: pg.Content, Tag: pg.Tag, Offset: offset,
-		LineCount: pg.Lines, TotalLines: pg.TotalLines, FileBytes: pg.FileBytes,
-		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice, Encoding: pg.Encoding,
-	}, nil
+	res.Path, res.Root = rp.Display, wire.Root(rp.Root)
+	return res, nil
 }
 
 // readRefusal maps a refused read to its wire error (SPEC §10); other errors
