@@ -83,7 +83,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, readRefusal(s, rp, err)
 	}
-	res.Path, res.Root = rp.Display, wire.Root(rp.Root)
+	res.Root = wire.Root(rp.Root)
 	return res, nil
 }
 

@@ -28,9 +28,9 @@ const linePrefix = utf8.UTFMax * (limits.MaxLineChars + 2)
 // limits.SearchBudgetBytes and SearchBudgetLines, with long lines clipped.
 // Every line shown whole joins sources. The line index comes from cache. A
 // file rewritten while it is read is read again, up to
-// limits.ReadChangedRetries times. It fills the wire result whole except Path
-// and Root, which name the caller's resolution of the path. A refusal is an
-// *Error.
+// limits.ReadChangedRetries times. It fills the wire result whole but Root,
+// which the caller's resolution of the path knows (Path is name). A refusal is
+// an *Error.
 func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set) (*wire.ReadResult, error) {
 	// Stat first so a FIFO or device is refused before an open could block.
 	fi, err := os.Stat(abs)
@@ -68,7 +68,7 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 		sources.Add(abs, tag, int(r[0]), int(r[1]))
 	}
 	return &wire.ReadResult{
-		Content: w.content.String(), Tag: tag, Offset: offset, LineCount: w.count,
+		Path: name, Content: w.content.String(), Tag: tag, Offset: offset, LineCount: w.count,
 		TotalLines: ix.Lines, FileBytes: ix.Size,
 		Truncated:    w.stopped || len(w.clipped) > 0,
 		ClippedLines: w.clipped,
