@@ -9,6 +9,7 @@ import (
 	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // compactParams are the params of context/compact (SPEC §9).
@@ -121,7 +122,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 	if err := st.Save(p.CheckpointID, data); errors.Is(err, checkpoint.ErrExists) {
 		return nil, rpc.Errorf(rpc.InvalidArgument,
 			"checkpoint %s already exists with different content; checkpoints are never rewritten, use a new checkpointId", p.CheckpointID).
-			WithData(map[string]any{"checkpointId": p.CheckpointID})
+			WithData(wire.CheckpointData{CheckpointID: p.CheckpointID})
 	} else if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	data, err := st.Load(p.CheckpointID)
 	if errors.Is(err, checkpoint.ErrNotFound) {
 		return nil, rpc.Errorf(rpc.NotFound, "checkpoint %s: no such checkpoint in session %s", p.CheckpointID, s.ID).
-			WithData(map[string]any{"checkpointId": p.CheckpointID})
+			WithData(wire.CheckpointData{CheckpointID: p.CheckpointID})
 	}
 	if err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func transcriptError(err error) error {
 	}
 	var te *checkpoint.TranscriptError
 	if errors.As(err, &te) {
-		return rpc.Errorf(rpc.InvalidArgument, "%v", te).WithData(map[string]any{"index": te.Index})
+		return rpc.Errorf(rpc.InvalidArgument, "%v", te).WithData(wire.TranscriptData{Index: te.Index})
 	}
 	var re *rpc.Error
 	if errors.As(err, &re) {
