@@ -24,8 +24,8 @@ type ProcessStartParams struct {
 	Cwd     *string      `json:"cwd,omitempty" jsonschema:"working directory inside the workspace (default: the first root)"`
 	Env     StringMap    `json:"env,omitempty" jsonschema:"variables added to the server's environment"`
 	Mode    *string      `json:"mode,omitempty"` // pipe (default) or pty
-	Cols    *int64     `json:"cols,omitempty"`
-	Rows    *int64     `json:"rows,omitempty"`
+	Cols    *int64       `json:"cols,omitempty"`
+	Rows    *int64       `json:"rows,omitempty"`
 	Label   *string      `json:"label,omitempty"`
 	Wait    *ProcessWait `json:"wait,omitempty"`
 }
@@ -33,8 +33,8 @@ type ProcessStartParams struct {
 // ProcessReadParams are the params of tools/process/read.
 type ProcessReadParams struct {
 	ID        *string      `json:"id"`
-	Since     *int64     `json:"since,omitempty"` // a cursor; default where the last reply ended
-	TailLines *int64     `json:"tailLines,omitempty"`
+	Since     *int64       `json:"since,omitempty"` // a cursor; default where the last reply ended
+	TailLines *int64       `json:"tailLines,omitempty"`
 	Wait      *ProcessWait `json:"wait,omitempty"`
 }
 
@@ -51,7 +51,7 @@ type ProcessWriteParams struct {
 type ProcessSignalParams struct {
 	ID      *string      `json:"id"`
 	Signal  *string      `json:"signal"` // INT TERM HUP QUIT KILL TSTP CONT
-	GraceMs *int64     `json:"graceMs,omitempty"`
+	GraceMs *int64       `json:"graceMs,omitempty"`
 	Wait    *ProcessWait `json:"wait,omitempty"`
 }
 
