@@ -6,53 +6,24 @@ import (
 	"github.com/toolrpc/toolrpc/wire"
 )
 
-// Typed wrappers of the process tools (SPEC §13). The params mirror the wire
-// shapes with plain values: fields left zero are omitted.
+// Typed wrappers of the process tools (SPEC §13). Their params and results
+// are package wire's types, as the server decodes and writes them: pointer
+// members left nil are omitted (wire.Ptr makes one).
 
 // ProcessWait says when a process call answers (SPEC §13 Wait).
-type ProcessWait struct {
-	Until     []string `json:"until,omitempty"` // exit, input, idle, pattern, port
-	Pattern   string   `json:"pattern,omitempty"`
-	IdleMs    int      `json:"idleMs,omitempty"`
-	TimeoutMs *int     `json:"timeoutMs,omitempty"` // nil: the default; 0: answer at once
-}
+type ProcessWait = wire.ProcessWait
 
 // ProcessStartParams are the params of tools/process/start.
-type ProcessStartParams struct {
-	Command string            `json:"command"`
-	Cwd     string            `json:"cwd,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Mode    string            `json:"mode,omitempty"` // "pipe" (default) or "pty"
-	Cols    int               `json:"cols,omitempty"`
-	Rows    int               `json:"rows,omitempty"`
-	Label   string            `json:"label,omitempty"`
-	Wait    *ProcessWait      `json:"wait,omitempty"`
-}
+type ProcessStartParams = wire.ProcessStartParams
 
 // ProcessReadParams are the params of tools/process/read.
-type ProcessReadParams struct {
-	ID        string       `json:"id"`
-	Since     *int64       `json:"since,omitempty"`
-	TailLines int          `json:"tailLines,omitempty"`
-	Wait      *ProcessWait `json:"wait,omitempty"`
-}
+type ProcessReadParams = wire.ProcessReadParams
 
 // ProcessWriteParams are the params of tools/process/write.
-type ProcessWriteParams struct {
-	ID   string       `json:"id"`
-	Data string       `json:"data,omitempty"`
-	Keys []string     `json:"keys,omitempty"`
-	EOF  bool         `json:"eof,omitempty"`
-	Wait *ProcessWait `json:"wait,omitempty"`
-}
+type ProcessWriteParams = wire.ProcessWriteParams
 
 // ProcessSignalParams are the params of tools/process/signal.
-type ProcessSignalParams struct {
-	ID      string       `json:"id"`
-	Signal  string       `json:"signal"` // INT TERM HUP QUIT KILL TSTP CONT
-	GraceMs *int         `json:"graceMs,omitempty"`
-	Wait    *ProcessWait `json:"wait,omitempty"`
-}
+type ProcessSignalParams = wire.ProcessSignalParams
 
 // ProcessReply is the result of start, read, write and signal: package
 // wire's type, as the server writes it (its ProcessInfo, ProcessPrompt and

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // ExampleConn_ProcessStart runs a dev server as a host would: start it and
@@ -36,10 +37,10 @@ func ExampleConn_ProcessStart() {
 		log.Fatal(err)
 	}
 
-	timeout := 30000
+	timeout := int64(30000)
 	up, err := conn.ProcessStart(ctx, client.ProcessStartParams{
-		Command: "python3 -m http.server 0 --bind 127.0.0.1",
-		Label:   "dev server",
+		Command: wire.Ptr("python3 -m http.server 0 --bind 127.0.0.1"),
+		Label:   wire.Ptr("dev server"),
 		Wait:    &client.ProcessWait{Until: []string{"port", "exit"}, TimeoutMs: &timeout},
 	})
 	if err != nil {
@@ -54,14 +55,14 @@ func ExampleConn_ProcessStart() {
 	res.Body.Close()
 	fmt.Println("GET", res.Status)
 
-	logged, err := conn.ProcessRead(ctx, client.ProcessReadParams{ID: up.ID,
-		Wait: &client.ProcessWait{Until: []string{"pattern"}, Pattern: `"GET /index.html`, TimeoutMs: &timeout}})
+	logged, err := conn.ProcessRead(ctx, client.ProcessReadParams{ID: &up.ID,
+		Wait: &client.ProcessWait{Until: []string{"pattern"}, Pattern: wire.Ptr(`"GET /index.html`), TimeoutMs: &timeout}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(logged.Reason)
 
-	stopped, err := conn.ProcessSignal(ctx, client.ProcessSignalParams{ID: up.ID, Signal: "TERM"})
+	stopped, err := conn.ProcessSignal(ctx, client.ProcessSignalParams{ID: &up.ID, Signal: wire.Ptr("TERM")})
 	if err != nil {
 		log.Fatal(err)
 	}

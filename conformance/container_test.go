@@ -386,7 +386,7 @@ func TestContainer_ProcessEvents(t *testing.T) {
 	_, err = conn.Initialize(ctx, &protocol.InitializeParams{RootURI: protocol.DocumentURI(uri.File(root)),
 		InitializationOptions: map[string]any{"dataDir": containerDir(t, c)}})
 	require.NoError(t, err)
-	long := 20000
+	long := int64(20000)
 	for _, tc := range []struct {
 		name, command, mode, reason, prompt string
 		echo                                bool
@@ -398,7 +398,7 @@ func TestContainer_ProcessEvents(t *testing.T) {
 			"pipe", "port", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := conn.ProcessStart(ctx, client.ProcessStartParams{Command: tc.command, Mode: tc.mode,
+			r, err := conn.ProcessStart(ctx, client.ProcessStartParams{Command: &tc.command, Mode: &tc.mode,
 				Wait: &client.ProcessWait{Until: []string{tc.reason, "exit"}, TimeoutMs: &long}})
 			require.NoError(t, err)
 			require.Equal(t, tc.reason, r.Reason, "%+v", r)

@@ -191,6 +191,8 @@ func TestHostile_InputsThenGoodRequest(t *testing.T) {
 		invalidArg("glob: pattern an array", "tools/glob", map[string]any{"pattern": []string{"*"}}),
 		invalidArg("glob: limit fractional", "tools/glob", map[string]any{"pattern": "*", "limit": 1.5}),
 		invalidArg("glob: unknown field", "tools/glob", map[string]any{"pattern": "*", "depth": 2}),
+		invalidArg("process/read: tailLines fractional", "tools/process/read", map[string]any{"id": "p1", "tailLines": 1.5}),
+		invalidArg("process/start: wait.timeoutMs fractional", "tools/process/start", map[string]any{"command": "true", "wait": map[string]any{"timeoutMs": 0.5}}),
 		invalidArg("bash: command a number", "tools/bash", map[string]any{"command": 1}),
 		invalidArg("bash: env value a number", "tools/bash", map[string]any{"command": "true", "env": map[string]any{"A": 1}}),
 		invalidArg("bash: timeout a string", "tools/bash", map[string]any{"command": "true", "timeout": "10"}),

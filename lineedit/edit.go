@@ -15,26 +15,19 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/textenc"
+	"github.com/toolrpc/toolrpc/wire"
 )
-
-// Result is a done edit: the new version's tag and each changed region with
-// limits.EditContextLines lines of context, in Read's format, bounded by
-// limits.SearchBudgetBytes and SearchBudgetLines.
-type Result struct {
-	Tag          string
-	Content      string
-	TotalLines   int
-	ClippedLines []int
-	Notice       string
-}
 
 // Edit applies hunks to the file abs (called name in messages), all or
 // nothing and atomically, if its tag is still tag and every line the hunks
 // touch was shown whole in that version (sources). The lines of the new
 // version that were shown, and those the result shows whole, join sources
 // under the new tag. A refusal is an *Error; a cancelled ctx leaves the file
-// unchanged and returns an error wrapping the context's.
-func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sourceset.Set) (*Result, error) {
+// unchanged and returns an error wrapping the context's. The result (Path is
+// name) shows each changed region with limits.EditContextLines lines of
+// context, in Read's format, bounded by limits.SearchBudgetBytes and
+// SearchBudgetLines.
+func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sourceset.Set) (*wire.EditResult, error) {
 	f, fi, err := openRegular(abs, name, "edit")
 	if err != nil {
 		return nil, err
@@ -81,7 +74,8 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 	for _, n := range v.whole {
 		sources.Add(abs, newTag, n, n)
 	}
-	return &Result{
+	return &wire.EditResult{
+		Path:         name,
 		Tag:          newTag,
 		Content:      "[" + name + "#" + newTag + "]\n" + v.content.String(),
 		TotalLines:   ap.newLines,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // fixture is a directory of files and the source set of one session.
@@ -38,7 +39,7 @@ func (f *fixture) file(tb testing.TB, name, content string) (string, string) {
 }
 
 // edit runs Edit with params shaped as tools/edit's (path, tag, ops).
-func (f *fixture) edit(tb testing.TB, ctx context.Context, params map[string]any) (*Result, error) {
+func (f *fixture) edit(tb testing.TB, ctx context.Context, params map[string]any) (*wire.EditResult, error) {
 	tb.Helper()
 	raw, err := json.Marshal(params["ops"])
 	require.NoError(tb, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/textenc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // iconv converts UTF-8 text to charset with the system's iconv (libc-bin).
@@ -28,7 +29,7 @@ func iconv(t testing.TB, charset, text string) []byte {
 }
 
 // editLine replaces line n of the file abs (all lines visible) with text.
-func editLine(t *testing.T, abs string, n int, text string) (*Result, error) {
+func editLine(t *testing.T, abs string, n int, text string) (*wire.EditResult, error) {
 	t.Helper()
 	data, err := os.ReadFile(abs)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/textenc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Modes of what Write creates; private ones are for the session's scratch dir.
@@ -26,26 +27,15 @@ const (
 	privateDirMode  fs.FileMode = 0o700
 )
 
-// WriteResult is a done write.
-type WriteResult struct {
-	Tag        string
-	FileBytes  int
-	TotalLines int
-	Created    bool
-	Notice     string
-	// Encoding is the WHATWG label of the encoding written; "" for UTF-8
-	// without a BOM.
-	Encoding string
-}
-
 // Write creates or replaces abs (called name in messages) with content,
 // atomically, creating missing parent directories (private ones, and a
 // private file, when private is set). An existing file keeps its mode.
 // Content shaped like a Read result is stripped back to the file's text with
 // the replaced file's line endings and final newline (see ReadShape). The new
 // version's tag is forgotten in sources: an older version with that tag says
-// nothing of it. A refusal is an *Error.
-func Write(ctx context.Context, abs, name, content string, private bool, sources *sourceset.Set) (*WriteResult, error) {
+// nothing of it. The result is whole but Root, which the caller knows (Path
+// is name). A refusal is an *Error.
+func Write(ctx context.Context, abs, name, content string, private bool, sources *sourceset.Set) (*wire.WriteResult, error) {
 	return WriteEncoded(ctx, abs, name, content, "", private, sources)
 }
 
@@ -53,7 +43,7 @@ func Write(ctx context.Context, abs, name, content string, private bool, sources
 // its BOM, if it has one); "" keeps the existing file's encoding, and a new
 // file is UTF-8. Content the encoding cannot represent is an Unencodable
 // refusal naming the character, and nothing is written (SPEC §4.1).
-func WriteEncoded(ctx context.Context, abs, name, content, label string, private bool, sources *sourceset.Set) (*WriteResult, error) {
+func WriteEncoded(ctx context.Context, abs, name, content, label string, private bool, sources *sourceset.Set) (*wire.WriteResult, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && fi.IsDir():
@@ -79,7 +69,7 @@ func WriteEncoded(ctx context.Context, abs, name, content, label string, private
 	}
 	tag := sourceset.TagOf(data)
 	sources.Forget(abs, tag)
-	return &WriteResult{Tag: tag, FileBytes: len(data), TotalLines: cut.CountLines(text), Created: !exists, Notice: notice, Encoding: enc.Label()}, nil
+	return &wire.WriteResult{Path: name, Tag: tag, FileBytes: len(data), TotalLines: cut.CountLines(text), Created: !exists, Notice: notice, Encoding: enc.Label()}, nil
 }
 
 // writeEncoding returns the encoding a write uses: label's, else the

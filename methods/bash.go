@@ -153,33 +153,14 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	var cancelled *shell.CancelledError
 	switch {
 	case errors.As(err, &timeout):
-		return nil, rpc.Errorf(rpc.Timeout, "bash: %v", timeout).WithData(bashShape(res))
+		return nil, rpc.Errorf(rpc.Timeout, "bash: %v", timeout).WithData(res)
 	case errors.As(err, &cancelled):
-		return nil, rpc.AsError(fmt.Errorf("bash: %w", err)).WithData(bashShape(res))
+		return nil, rpc.AsError(fmt.Errorf("bash: %w", err)).WithData(res)
 	case errors.Is(err, shell.ErrDirGone):
 		return nil, rpc.Errorf(rpc.NotFound, "bash: working directory %s no longer exists", r.dir)
 	case err != nil:
 		return nil, fmt.Errorf("bash: %w", err)
 	}
-	out := bashShape(res)
-	out.Sandbox = pol.Report(res.Stderr.Text+"\n"+res.Stdout.Text, r.dir, changed())
-	return out, nil
-}
-
-// bashShape is res as SPEC §6's BashResult.
-func bashShape(res shell.Result) *wire.BashResult {
-	out := &wire.BashResult{
-		Signal: res.Signal, Stdout: res.Stdout.Text, Stderr: res.Stderr.Text, Truncated: res.Truncated(),
-		StdoutInfo: streamShape(res.Stdout), StderrInfo: streamShape(res.Stderr), DurationMs: res.Duration.Milliseconds(),
-	}
-	if res.Signal == "" {
-		code := res.ExitCode
-		out.ExitCode = &code
-	}
-	return out
-}
-
-func streamShape(s shell.Stream) wire.StreamInfo {
-	return wire.StreamInfo{Bytes: s.Bytes, Lines: s.Lines, Truncated: s.Truncated, OmittedBytes: s.OmittedBytes,
-		OmittedLines: s.OmittedLines, Spill: s.Spill, Chunks: s.Chunks}
+	res.Sandbox = pol.Report(res.Stderr+"\n"+res.Stdout, r.dir, changed())
+	return res, nil
 }

@@ -6,25 +6,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/toolrpc/toolrpc/checkpoint"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
-
-// compactParams are the params of context/compact (SPEC §9).
-type compactParams struct {
-	CheckpointID string          `json:"checkpointId"`
-	Messages     json.RawMessage `json:"messages"`
-	Budgets      *struct {
-		UserTokens  *int `json:"userTokens"`
-		BatchTokens *int `json:"batchTokens"`
-	} `json:"budgets"`
-}
-
-// loadParams are the params of context/load (SPEC §9).
-type loadParams struct {
-	CheckpointID string `json:"checkpointId"`
-}
 
 // checkpointResult is the result of both methods; Messages keep their
 // transcript shape, members sorted by name.
@@ -32,6 +20,27 @@ type checkpointResult struct {
 	CheckpointID string               `json:"checkpointId"`
 	Messages     []checkpoint.Message `json:"messages"`
 	Stats        checkpoint.Stats     `json:"stats"`
+}
+
+// checkpointIDSchema gives checkpointId the pattern checkpoint.ValidID
+// checks.
+func checkpointIDSchema(p wire.Props) {
+	p["checkpointId"].Pattern = fmt.Sprintf("^[A-Za-z0-9._-]{1,%d}$", limits.CheckpointIDMaxChars)
+}
+
+// transcriptSchema is the schema of context/compact's messages: members
+// beyond these are kept and echoed, so the objects stay open.
+func transcriptSchema() *jsonschema.Schema {
+	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
+	call := &jsonschema.Schema{Type: "object", Required: []string{"id", "name"},
+		Properties: wire.Props{"id": str(), "name": str()}}
+	msg := &jsonschema.Schema{Type: "object", Required: []string{"role"}, Properties: wire.Props{
+		"role":       {Enum: []any{"user", "assistant", "tool"}},
+		"content":    str(),
+		"toolCalls":  {Type: "array", Items: call},
+		"toolCallId": str(),
+	}}
+	return &jsonschema.Schema{Type: "array", Items: msg}
 }
 
 // compactMethod is context/compact.
@@ -47,18 +56,13 @@ func compactMethod() Method {
 				limits.CheckpointUserTokens, limits.CheckpointHeadPercent, 100-limits.CheckpointHeadPercent, limits.CheckpointMarker,
 				limits.CheckpointBatchTokens, limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.BytesPerToken)
 		},
-		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId","messages"],"properties":{`+
-			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"},`+
-			`"messages":{"type":"array","items":{"type":"object","required":["role"],"properties":{`+
-			`"role":{"enum":["user","assistant","tool"]},"content":{"type":"string"},`+
-			`"toolCalls":{"type":"array","items":{"type":"object","required":["id","name"],"properties":{"id":{"type":"string"},"name":{"type":"string"}}}},`+
-			`"toolCallId":{"type":"string"}}}},`+
-			`"budgets":{"type":"object","properties":{`+
-			`"userTokens":{"type":"integer","minimum":%d,"maximum":%d,"default":%d},`+
-			`"batchTokens":{"type":"integer","minimum":%d,"maximum":%d,"default":%d}}}}}`,
-			limits.CheckpointIDMaxChars,
-			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointUserTokens,
-			limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens, limits.CheckpointBatchTokens)),
+		InputSchema: wire.InputSchema[wire.CompactParams](func(p wire.Props) {
+			checkpointIDSchema(p)
+			p["messages"] = transcriptSchema()
+			b := p["budgets"].Properties
+			wire.Default(wire.Range(b["userTokens"], limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens), limits.CheckpointUserTokens)
+			wire.Default(wire.Range(b["batchTokens"], limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens), limits.CheckpointBatchTokens)
+		}),
 		Call: contextCompact,
 	}
 }
@@ -70,14 +74,13 @@ func loadMethod() Method {
 		Describe: func(f Face) string {
 			return "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId."
 		},
-		InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","required":["checkpointId"],"properties":{`+
-			`"checkpointId":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,%d}$"}}}`, limits.CheckpointIDMaxChars)),
-		Call: contextLoad,
+		InputSchema: wire.InputSchema[wire.LoadParams](checkpointIDSchema),
+		Call:        contextLoad,
 	}
 }
 
 func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-	var p compactParams
+	var p wire.CompactParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -121,7 +124,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 	if err := st.Save(p.CheckpointID, data); errors.Is(err, checkpoint.ErrExists) {
 		return nil, rpc.Errorf(rpc.InvalidArgument,
 			"checkpoint %s already exists with different content; checkpoints are never rewritten, use a new checkpointId", p.CheckpointID).
-			WithData(map[string]any{"checkpointId": p.CheckpointID})
+			WithData(wire.CheckpointData{CheckpointID: p.CheckpointID})
 	} else if err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 }
 
 func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-	var p loadParams
+	var p wire.LoadParams
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
@@ -143,7 +146,7 @@ func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	data, err := st.Load(p.CheckpointID)
 	if errors.Is(err, checkpoint.ErrNotFound) {
 		return nil, rpc.Errorf(rpc.NotFound, "checkpoint %s: no such checkpoint in session %s", p.CheckpointID, s.ID).
-			WithData(map[string]any{"checkpointId": p.CheckpointID})
+			WithData(wire.CheckpointData{CheckpointID: p.CheckpointID})
 	}
 	if err != nil {
 		return nil, err
@@ -159,7 +162,7 @@ func transcriptError(err error) error {
 	}
 	var te *checkpoint.TranscriptError
 	if errors.As(err, &te) {
-		return rpc.Errorf(rpc.InvalidArgument, "%v", te).WithData(map[string]any{"index": te.Index})
+		return rpc.Errorf(rpc.InvalidArgument, "%v", te).WithData(wire.TranscriptData{Index: te.Index})
 	}
 	var re *rpc.Error
 	if errors.As(err, &re) {

@@ -71,6 +71,5 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return &wire.EditResult{Path: rp.Display, Tag: res.Tag, Content: res.Content, TotalLines: res.TotalLines,
-		ClippedLines: res.ClippedLines, Notice: res.Notice}, nil
+	return res, nil
 }

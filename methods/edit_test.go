@@ -16,6 +16,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // editTestSession returns a session on root with one external root, and
@@ -71,11 +72,11 @@ func TestEditErrorsLeaveFileUnchanged(t *testing.T) {
 		ops      any
 		visible  int // lines 1..visible are in the source set
 		wantKind string
-		wantData map[string]any
+		wantData any
 	}{
-		{"stale tag", "f.txt", "0000", []editTestOp{{"op": "delete", "start": 1}}, 3, rpc.StaleTag, map[string]any{"tag": sourceset.TagOf([]byte(content))}},
-		{"not visible", "f.txt", "", []editTestOp{{"op": "replace", "start": 1, "end": 3, "lines": []string{}}}, 1, rpc.LineNotVisible, map[string]any{"lines": []int{2, 3}}},
-		{"insert touches its line", "f.txt", "", []editTestOp{{"op": "insert", "start": 2, "lines": []string{"x"}}}, 1, rpc.LineNotVisible, map[string]any{"lines": []int{2}}},
+		{"stale tag", "f.txt", "0000", []editTestOp{{"op": "delete", "start": 1}}, 3, rpc.StaleTag, wire.StaleTagData{Tag: sourceset.TagOf([]byte(content))}},
+		{"not visible", "f.txt", "", []editTestOp{{"op": "replace", "start": 1, "end": 3, "lines": []string{}}}, 1, rpc.LineNotVisible, wire.LineNotVisibleData{Lines: []int{2, 3}}},
+		{"insert touches its line", "f.txt", "", []editTestOp{{"op": "insert", "start": 2, "lines": []string{"x"}}}, 1, rpc.LineNotVisible, wire.LineNotVisibleData{Lines: []int{2}}},
 		{"overlap", "f.txt", "", []editTestOp{{"op": "delete", "start": 1, "end": 2}, {"op": "replace", "start": 2, "lines": []string{"x"}}}, 3, rpc.InvalidArgument, nil},
 		{"insert on a replaced line", "f.txt", "", []editTestOp{{"op": "insert", "start": 2, "lines": []string{"x"}}, {"op": "replace", "start": 2, "lines": []string{"x"}}}, 3, rpc.InvalidArgument, nil},
 		{"two inserts at one position", "f.txt", "", []editTestOp{{"op": "insert", "start": 0, "lines": []string{"x"}}, {"op": "insert", "start": 0, "lines": []string{"y"}}}, 3, rpc.InvalidArgument, nil},
@@ -156,7 +157,7 @@ func TestEditConcurrentSameTag(t *testing.T) {
 	for i := range n {
 		if i != winner {
 			require.Equal(t, rpc.StaleTag, errs[i].Kind)
-			require.Equal(t, map[string]any{"tag": sourceset.TagOf(got)}, errs[i].Data)
+			require.Equal(t, wire.StaleTagData{Tag: sourceset.TagOf(got)}, errs[i].Data)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/toolrpc/toolrpc/lineedit"
 	"github.com/toolrpc/toolrpc/roots"
 	"github.com/toolrpc/toolrpc/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // resolvePath resolves p against the session's roots and maps failures to
@@ -73,13 +74,9 @@ func refusal(err error) error {
 	case lineedit.IsDirectory:
 		return rpc.Errorf(rpc.IsDirectory, "%s", e.Msg)
 	case lineedit.Stale:
-		return rpc.Errorf(rpc.StaleTag, "%s", e.Msg).WithData(map[string]any{"tag": e.Tag})
+		return rpc.Errorf(rpc.StaleTag, "%s", e.Msg).WithData(wire.StaleTagData{Tag: e.Tag})
 	case lineedit.NotVisible:
-		data := map[string]any{"lines": e.Lines}
-		if e.More > 0 {
-			data["more"] = e.More
-		}
-		return rpc.Errorf(rpc.LineNotVisible, "%s", e.Msg).WithData(data)
+		return rpc.Errorf(rpc.LineNotVisible, "%s", e.Msg).WithData(wire.LineNotVisibleData{Lines: e.Lines, More: e.More})
 	}
 	return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg) // NotRegular, BadRange
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/process"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -45,8 +43,8 @@ func processStartMethod() Method {
 		InputSchema: processSchema[wire.ProcessStartParams](func(p wire.Props) {
 			p["command"].MinLength = wire.Ptr(1)
 			wire.Default(p["mode"], string(process.Pipe)).Enum = []any{nil, string(process.Pipe), string(process.PTY)} // null: the default, as the decoder takes it
-			wire.Default(integer(p["cols"], limits.ProcessMinCols, limits.ProcessMaxCols), limits.ProcessDefaultCols)
-			wire.Default(integer(p["rows"], limits.ProcessMinRows, limits.ProcessMaxRows), limits.ProcessDefaultRows)
+			wire.Default(wire.Range(p["cols"], limits.ProcessMinCols, limits.ProcessMaxCols), limits.ProcessDefaultCols)
+			wire.Default(wire.Range(p["rows"], limits.ProcessMinRows, limits.ProcessMaxRows), limits.ProcessDefaultRows)
 		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processStartCall,
@@ -60,8 +58,8 @@ func processReadMethod() Method {
 		Describe: always("Reads a process's output (since: a cursor, default where its last reply ended; tailLines: only the last N lines) and waits as wait says. " +
 			"Reads never consume: any cursor can be read again. " + waitDoc + " " + replyDoc),
 		InputSchema: processSchema[wire.ProcessReadParams](func(p wire.Props) {
-			integer(p["since"], 0, 0)
-			integer(p["tailLines"], 1, 0)
+			wire.Range(p["since"], 0, 0)
+			wire.Range(p["tailLines"], 1, 0)
 		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processReadCall,
@@ -91,7 +89,7 @@ func processSignalMethod() Method {
 			process.SignalNames, limits.ProcessMaxGraceMs, limits.ProcessDefaultGraceMs, replyDoc)),
 		InputSchema: processSchema[wire.ProcessSignalParams](func(p wire.Props) {
 			p["signal"].Enum = wire.Enum(strings.Fields(process.SignalNames))
-			wire.Default(integer(p["graceMs"], 0, limits.ProcessMaxGraceMs), limits.ProcessDefaultGraceMs)
+			wire.Default(wire.Range(p["graceMs"], 0, limits.ProcessMaxGraceMs), limits.ProcessDefaultGraceMs)
 		}),
 		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
 		Call:         processSignalCall,
@@ -117,27 +115,13 @@ func processSchema[P any](adjust func(p wire.Props)) json.RawMessage {
 	return wire.InputSchema[P](func(p wire.Props) {
 		if w := p["wait"]; w != nil {
 			w.Properties["until"].Items.Enum = wire.Enum(process.WaitEvents)
-			wire.Default(integer(w.Properties["idleMs"], limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs), limits.ProcessDefaultIdleMs)
-			wire.Default(integer(w.Properties["timeoutMs"], 0, limits.ProcessMaxTimeoutMs), limits.ProcessDefaultTimeoutMs)
+			wire.Default(wire.Range(w.Properties["idleMs"], limits.ProcessMinIdleMs, limits.ProcessMaxIdleMs), limits.ProcessDefaultIdleMs)
+			wire.Default(wire.Range(w.Properties["timeoutMs"], 0, limits.ProcessMaxTimeoutMs), limits.ProcessDefaultTimeoutMs)
 		}
 		if adjust != nil {
 			adjust(p)
 		}
 	})
-}
-
-// integer makes a number member an integer in min..max (max 0: none), as
-// the adapter checks it.
-func integer(p *jsonschema.Schema, min, max int) *jsonschema.Schema {
-	for i, t := range p.Types {
-		if t == "number" {
-			p.Types[i] = "integer"
-		}
-	}
-	if p.Type == "number" {
-		p.Type = "integer"
-	}
-	return wire.Range(p, min, max)
 }
 
 // always is a description in the words of each face: on MCP the tools are
@@ -199,19 +183,19 @@ func decodeWait(method string, w *wire.ProcessWait) (process.Wait, error) {
 }
 
 // millis checks an integer number of milliseconds in lo..hi.
-func millis(method, name string, v float64, lo, hi int) (time.Duration, error) {
-	if v != float64(int64(v)) || v < float64(lo) || v > float64(hi) {
+func millis(method, name string, v int64, lo, hi int) (time.Duration, error) {
+	if v < int64(lo) || v > int64(hi) {
 		return 0, rpc.Errorf(rpc.InvalidArgument, "%s: %s %v is not an integer in %d..%d", method, name, v, lo, hi)
 	}
 	return time.Duration(v) * time.Millisecond, nil
 }
 
 // intIn checks an optional integer in lo..hi, def when absent.
-func intIn(method, name string, v *float64, lo, hi, def int) (int, error) {
+func intIn(method, name string, v *int64, lo, hi, def int) (int, error) {
 	if v == nil {
 		return def, nil
 	}
-	if *v != float64(int64(*v)) || *v < float64(lo) || *v > float64(hi) {
+	if *v < int64(lo) || *v > int64(hi) {
 		return 0, rpc.Errorf(rpc.InvalidArgument, "%s: %s %v is not an integer in %d..%d", method, name, *v, lo, hi)
 	}
 	return int(*v), nil
@@ -278,13 +262,9 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	var since *int64
-	if p.Since != nil {
-		if *p.Since != float64(int64(*p.Since)) || *p.Since < 0 {
-			return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %v is not a cursor (an integer ≥ 0)", m, *p.Since)
-		}
-		c := int64(*p.Since)
-		since = &c
+	since := p.Since
+	if since != nil && *since < 0 {
+		return nil, rpc.Errorf(rpc.InvalidArgument, "%s: since %v is not a cursor (an integer ≥ 0)", m, *since)
 	}
 	tail, err := intIn(m, "tailLines", p.TailLines, 1, 1<<31-1, 0)
 	if err != nil {

@@ -79,15 +79,12 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
-	pg, err := page.Read(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources)
+	res, err := page.Read(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources)
 	if err != nil {
 		return nil, readRefusal(s, rp, err)
 	}
-	return &wire.ReadResult{
-		Path: rp.Display, Root: wire.Root(rp.Root), Content: pg.Content, Tag: pg.Tag, Offset: offset,
-		LineCount: pg.Lines, TotalLines: pg.TotalLines, FileBytes: pg.FileBytes,
-		Truncated: pg.Truncated, ClippedLines: pg.Clipped, Notice: pg.Notice, Encoding: pg.Encoding,
-	}, nil
+	res.Root = wire.Root(rp.Root)
+	return res, nil
 }
 
 // readRefusal maps a refused read to its wire error (SPEC §10); other errors
@@ -103,7 +100,7 @@ func readRefusal(s *Session, rp roots.Path, err error) error {
 	case page.IsDirectory:
 		return rpc.Errorf(rpc.IsDirectory, "%s; use %s to list it", e.Msg, s.Face.Tool("glob"))
 	case page.NotRegular:
-		return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg).WithData(map[string]string{"path": rp.Display, "fileType": e.FileType})
+		return rpc.Errorf(rpc.InvalidArgument, "%s", e.Msg).WithData(wire.NotRegularData{Path: rp.Display, FileType: e.FileType})
 	case page.Binary:
 		return rpc.Errorf(rpc.BinaryContent, "%s", e.Msg).WithData(wire.ReadBinaryData{Path: rp.Display, FileBytes: e.Size, Reason: e.Reason})
 	case page.PermissionDenied:
@@ -120,5 +117,5 @@ func readNotFound(s *Session, rp roots.Path) error {
 	if len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
 	}
-	return rpc.Errorf(rpc.NotFound, "%s", msg).WithData(map[string]any{"path": rp.Display, "suggestions": sugg})
+	return rpc.Errorf(rpc.NotFound, "%s", msg).WithData(wire.NotFoundData{Path: rp.Display, Suggestions: sugg})
 }

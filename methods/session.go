@@ -192,22 +192,6 @@ type Toolbox struct {
 // NewToolbox returns a Toolbox with the command line's defaults.
 func NewToolbox(cfg Config) *Toolbox { return &Toolbox{cfg: cfg} }
 
-// initializeResult is the initialize result of SPEC §1.
-type initializeResult struct {
-	Capabilities map[string]any   `json:"capabilities"`
-	ServerInfo   serverInfo       `json:"serverInfo"`
-	Limits       map[string]int64 `json:"limits"`
-	Roots        []string         `json:"roots"` // resolved workspace roots; relative paths resolve against the first
-	ScratchDir   string           `json:"scratchDir"`
-	// Sandbox states the policy in force (SPEC §14).
-	Sandbox wire.SandboxState `json:"sandbox"`
-}
-
-type serverInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 // Initialize builds the session and returns the initialize result. A
 // Toolbox has one session: a second Initialize is refused, as the server
 // refuses a second initialize before it gets here.
@@ -228,9 +212,9 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	t.mu.Lock()
 	t.session = s
 	t.mu.Unlock()
-	return initializeResult{
-		Capabilities: map[string]any{"tools": map[string]any{"methods": toolNames()}},
-		ServerInfo:   serverInfo{Name: "toolrpc", Version: t.cfg.Version},
+	return &wire.InitializeResult{
+		Capabilities: wire.Capabilities{Tools: wire.ToolsCapability{Methods: toolNames()}},
+		ServerInfo:   wire.ServerInfo{Name: "toolrpc", Version: t.cfg.Version},
 		Limits:       limits.Table(),
 		Roots:        s.Roots.Workspace(),
 		ScratchDir:   s.Scratch.Path(),

@@ -70,8 +70,6 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, refusal(err)
 	}
-	return &wire.WriteResult{
-		Path: rp.Display, Root: wire.Root(rp.Root), Tag: res.Tag,
-		FileBytes: res.FileBytes, TotalLines: res.TotalLines, Created: res.Created, Notice: res.Notice, Encoding: res.Encoding,
-	}, nil
+	res.Root = wire.Root(rp.Root)
+	return res, nil
 }

@@ -44,7 +44,7 @@ func TestReadEncodings(t *testing.T) {
 			tag := sourceset.TagOf([]byte(tc.content))
 			require.Equal(t, "[f.txt#"+tag+"]\n"+tc.want, pg.Content)
 			require.Equal(t, tc.enc, pg.Encoding)
-			require.Equal(t, tc.clipped, pg.Clipped)
+			require.Equal(t, tc.clipped, pg.ClippedLines)
 			require.Equal(t, int64(strings.Count(tc.want, "\n")), pg.TotalLines)
 			if tc.enc != "" {
 				require.Contains(t, pg.Notice, "edits keep")

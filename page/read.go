@@ -15,6 +15,7 @@ import (
 	"github.com/toolrpc/toolrpc/sourceset"
 	"github.com/toolrpc/toolrpc/textenc"
 	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // linePrefix is how many bytes of a line Read looks at: enough for
@@ -22,34 +23,15 @@ import (
 // seen to be clipped and the character cut by the prefix is never shown.
 const linePrefix = utf8.UTFMax * (limits.MaxLineChars + 2)
 
-// Page is one window of numbered lines of one version of a file.
-type Page struct {
-	// Content is the "[name#TAG]" header and the "N:text" lines.
-	Content string
-	// Tag names this version of the file.
-	Tag string
-	// Lines is how many lines Content holds.
-	Lines int
-	// TotalLines and FileBytes describe the whole file.
-	TotalLines, FileBytes int64
-	// Truncated reports a window the budget shortened or a clipped line.
-	Truncated bool
-	// Clipped lists the lines shown clipped or with invalid UTF-8 replaced.
-	Clipped []int64
-	// Notice says what the window holds and how to get the rest.
-	Notice string
-	// Encoding is the file's WHATWG encoding label (SPEC §4.1); "" for UTF-8
-	// without a BOM.
-	Encoding string
-}
-
 // Read returns limit lines of the text file abs (called name in messages;
 // asked is the path the caller gave) starting at line offset, bounded by
 // limits.SearchBudgetBytes and SearchBudgetLines, with long lines clipped.
 // Every line shown whole joins sources. The line index comes from cache. A
 // file rewritten while it is read is read again, up to
-// limits.ReadChangedRetries times. A refusal is an *Error.
-func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set) (*Page, error) {
+// limits.ReadChangedRetries times. It fills the wire result whole but Root,
+// which the caller's resolution of the path knows (Path is name). A refusal is
+// an *Error.
+func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set) (*wire.ReadResult, error) {
 	// Stat first so a FIFO or device is refused before an open could block.
 	fi, err := os.Stat(abs)
 	if err != nil {
@@ -85,13 +67,13 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	for _, r := range w.runs {
 		sources.Add(abs, tag, int(r[0]), int(r[1]))
 	}
-	return &Page{
-		Content: w.content.String(), Tag: tag, Lines: w.count,
+	return &wire.ReadResult{
+		Path: name, Content: w.content.String(), Tag: tag, Offset: offset, LineCount: w.count,
 		TotalLines: ix.Lines, FileBytes: ix.Size,
-		Truncated: w.stopped || len(w.clipped) > 0,
-		Clipped:   w.clipped,
-		Notice:    w.notice(ix.Lines),
-		Encoding:  w.enc.Label(),
+		Truncated:    w.stopped || len(w.clipped) > 0,
+		ClippedLines: w.clipped,
+		Notice:       w.notice(ix.Lines),
+		Encoding:     w.enc.Label(),
 	}, nil
 }
 

@@ -14,9 +14,10 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
-func readTest(t *testing.T, content string, offset, limit int64) (*Page, string, *sourceset.Set, error) {
+func readTest(t *testing.T, content string, offset, limit int64) (*wire.ReadResult, string, *sourceset.Set, error) {
 	t.Helper()
 	abs := filepath.Join(t.TempDir(), "f.txt")
 	require.NoError(t, os.WriteFile(abs, []byte(content), 0o644))
@@ -45,9 +46,9 @@ func TestReadStopsAtTheResultBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, pg.Truncated)
 	require.LessOrEqual(t, len(pg.Content), limits.SearchBudgetBytes)
-	require.Greater(t, len(pg.Content)+len(fmt.Sprintf("%d:%s\n", pg.Lines+1, line)), limits.SearchBudgetBytes)
+	require.Greater(t, len(pg.Content)+len(fmt.Sprintf("%d:%s\n", pg.LineCount+1, line)), limits.SearchBudgetBytes)
 	require.Equal(t, fmt.Sprintf("Lines 1–%d of 500. Stopped at the %d KB / %d-line result budget after %d of the %d requested lines. Next: offset=%d.",
-		pg.Lines, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, pg.Lines, limits.ReadDefaultLimit, pg.Lines+1), pg.Notice)
+		pg.LineCount, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, pg.LineCount, limits.ReadDefaultLimit, pg.LineCount+1), pg.Notice)
 }
 
 func TestReadRefusals(t *testing.T) {

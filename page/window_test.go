@@ -20,6 +20,7 @@ import (
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lineindex"
 	"github.com/toolrpc/toolrpc/sourceset"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // fixture is a directory of files with the line index cache and the source
@@ -44,7 +45,7 @@ func (f *fixture) write(tb testing.TB, name string, content []byte) string {
 }
 
 // read reads name from offset (0: 1) for limit lines (0: the default).
-func (f *fixture) read(tb testing.TB, name string, offset, limit int64) (*Page, error) {
+func (f *fixture) read(tb testing.TB, name string, offset, limit int64) (*wire.ReadResult, error) {
 	tb.Helper()
 	if offset == 0 {
 		offset = 1
@@ -104,11 +105,11 @@ func TestReadWindow(t *testing.T) {
 			}
 			require.Equal(t, want, got.Content)
 			require.Equal(t, tag, got.Tag)
-			require.Equal(t, len(tc.wantLines), got.Lines)
+			require.Equal(t, len(tc.wantLines), got.LineCount)
 			require.Equal(t, tc.wantTotal, got.TotalLines)
 			require.Equal(t, int64(len(tc.content)), got.FileBytes)
 			require.Equal(t, tc.wantTruncated, got.Truncated)
-			require.Equal(t, tc.wantClipped, got.Clipped)
+			require.Equal(t, tc.wantClipped, got.ClippedLines)
 			if tc.wantNotice == "" {
 				require.Empty(t, got.Notice)
 			} else {
@@ -127,10 +128,10 @@ func TestReadByteBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.LessOrEqual(t, len(got.Content), limits.SearchBudgetBytes)
 	require.True(t, got.Truncated, "the byte budget shortened the window")
-	require.Less(t, got.Lines, limits.ReadDefaultLimit)
-	next := 11 + got.Lines
+	require.Less(t, got.LineCount, limits.ReadDefaultLimit)
+	next := 11 + got.LineCount
 	require.Regexp(t, fmt.Sprintf(`^Lines 11–%d of 3000\. Stopped at the %d KB / %d-line result budget after %d of the %d requested lines\. Next: offset=%d\.$`,
-		next-1, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, got.Lines, limits.ReadDefaultLimit, next), got.Notice)
+		next-1, limits.SearchBudgetBytes/limits.KB, limits.SearchBudgetLines, got.LineCount, limits.ReadDefaultLimit, next), got.Notice)
 	// One more line would not have fitted.
 	require.Greater(t, len(got.Content)+len(fmt.Sprintf("%d:%s\n", next, line)), limits.SearchBudgetBytes)
 	got2, err := s.read(t, "wide.txt", int64(next), 0)
@@ -145,7 +146,7 @@ func TestReadSourceSet(t *testing.T) {
 	p := s.write(t, "f.txt", []byte(content))
 	got, err := s.read(t, "f.txt", 0, 6)
 	require.NoError(t, err)
-	require.Equal(t, []int64{3, 5}, got.Clipped)
+	require.Equal(t, []int64{3, 5}, got.ClippedLines)
 	for n, want := range map[int]bool{1: true, 2: true, 3: false, 4: true, 5: false, 6: true, 7: false} {
 		require.Equal(t, want, s.src.Has(p, got.Tag, n), "line %d", n)
 	}
@@ -187,7 +188,7 @@ func TestReadPagesLargeFile(t *testing.T) {
 			require.Equal(t, int64(lines), got.TotalLines)
 			require.False(t, got.Truncated)
 			wantCount := min(limits.ReadDefaultLimit, lines-offset+1)
-			require.Equal(t, wantCount, got.Lines)
+			require.Equal(t, wantCount, got.LineCount)
 			body := strings.SplitAfter(got.Content, "\n")
 			if wantCount > 0 {
 				require.Equal(t, fmt.Sprintf("%d:line %d of the file\n", offset, offset), body[1])
@@ -233,9 +234,9 @@ func FuzzReadWindow(f *testing.F) {
 		}
 		require.Equal(t, int64(len(lines)), got.TotalLines)
 		body := strings.Split(strings.TrimSuffix(got.Content, "\n"), "\n")[1:]
-		require.Equal(t, got.Lines, len(body))
+		require.Equal(t, got.LineCount, len(body))
 		clipped := map[int64]bool{}
-		for _, c := range got.Clipped {
+		for _, c := range got.ClippedLines {
 			clipped[c] = true
 		}
 		for i, l := range body {
@@ -255,7 +256,7 @@ func FuzzReadWindow(f *testing.F) {
 				require.True(t, s.src.Has(p, got.Tag, int(no)))
 			}
 		}
-		require.Equal(t, len(got.Clipped) > 0 || (got.Lines < int(limit) && offset+int64(got.Lines) <= got.TotalLines), got.Truncated)
+		require.Equal(t, len(got.ClippedLines) > 0 || (got.LineCount < int(limit) && offset+int64(got.LineCount) <= got.TotalLines), got.Truncated)
 	})
 }
 
@@ -300,7 +301,7 @@ func readBenchSession(b *testing.B, path string) *fixture {
 	return &fixture{dir: filepath.Dir(path), cache: lineindex.NewCache(limits.LineIndexCacheBytes), src: sourceset.New()}
 }
 
-func readBenchCall(b *testing.B, s *fixture, path string, offset int64) *Page {
+func readBenchCall(b *testing.B, s *fixture, path string, offset int64) *wire.ReadResult {
 	got, err := s.read(b, filepath.Base(path), offset, 0)
 	require.NoError(b, err)
 	return got
@@ -319,7 +320,7 @@ func BenchmarkReadLastPageCold(b *testing.B) {
 		t0 := time.Now()
 		got := readBenchCall(b, s, readBenchFile, total-limits.ReadDefaultLimit+1)
 		readTime += time.Since(t0)
-		require.Equal(b, limits.ReadDefaultLimit, got.Lines)
+		require.Equal(b, limits.ReadDefaultLimit, got.LineCount)
 		b.StopTimer()
 		t1 := time.Now()
 		out, err := exec.Command("wc", "-l", readBenchFile).Output()
@@ -342,8 +343,8 @@ func BenchmarkReadLaterPage(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		offset := 1 + (int64(i)*7_654_321)%(total-limits.ReadDefaultLimit)
 		got := readBenchCall(b, s, readBenchFile, offset)
-		if got.Lines != limits.ReadDefaultLimit {
-			b.Fatalf("offset %d: %d lines", offset, got.Lines)
+		if got.LineCount != limits.ReadDefaultLimit {
+			b.Fatalf("offset %d: %d lines", offset, got.LineCount)
 		}
 	}
 }
@@ -359,8 +360,8 @@ func BenchmarkReadSingleLine4MB(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		got := readBenchCall(b, s, path, 1)
-		if len(got.Clipped) != 1 {
-			b.Fatalf("clipped %v", got.Clipped)
+		if len(got.ClippedLines) != 1 {
+			b.Fatalf("clipped %v", got.ClippedLines)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"github.com/toolrpc/toolrpc/capture"
 	"github.com/toolrpc/toolrpc/cut"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // End is the end of a stream a cut keeps.
@@ -21,22 +22,13 @@ type Spiller interface {
 	Write(label string, data []byte) (string, error)
 }
 
-// Stream is one output stream of a Result: its shown text and what was
-// counted of it (SPEC §6 StreamInfo).
+// Stream is one output stream of a run: its shown text and what was counted
+// of it, the StreamInfo of SPEC §6.
 type Stream struct {
 	// Text is the kept head or tail, with the §6.2 marker when Truncated.
 	// It is valid UTF-8.
 	Text string
-	// Bytes and Lines count everything the command wrote to the stream.
-	Bytes, Lines int
-	// Truncated reports that Text holds less than the stream.
-	Truncated bool
-	// OmittedBytes and OmittedLines count what the capture did not retain.
-	OmittedBytes, OmittedLines int
-	// Spill is the spill file's path, "" when none was written.
-	Spill string
-	// Chunks is the number of progress chunks sent for the stream.
-	Chunks int
+	wire.StreamInfo
 }
 
 // SpillLabel is the label of a tool's spill file for one stream
@@ -54,8 +46,8 @@ func Cut(snap capture.Snapshot, end End, b cut.Budget, sp Spiller, label string)
 	}
 	in := cut.Stream{Text: snap.Text, Lines: snap.Lines, EdgeLineBytes: snap.EdgeLineBytes, Dropped: snap.OmittedBytes > 0}
 	c := keep(in, b)
-	s := Stream{Text: c.Text, Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated,
-		OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}
+	s := Stream{Text: c.Text, StreamInfo: wire.StreamInfo{Bytes: snap.Bytes, Lines: snap.Lines, Truncated: c.Truncated,
+		OmittedBytes: snap.OmittedBytes, OmittedLines: snap.OmittedLines}}
 	if !c.Truncated || sp == nil {
 		return s, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/toolrpc/toolrpc/cut"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Spec describes one command for Run.
@@ -41,29 +42,16 @@ type Spec struct {
 	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
 }
 
-// Result is how a command ended and what it printed, bounded.
-type Result struct {
-	// ExitCode is the shell's exit code, or -1 when a signal ended it.
-	ExitCode int
-	// Signal names the signal that ended the shell ("SIGKILL"), or "".
-	Signal string
-	// Stdout keeps the head of the output within the shell budget; Stderr
-	// keeps the tail within the shell error budget.
-	Stdout, Stderr Stream
-	// Duration is the time from start to the end of the wait.
-	Duration time.Duration
-}
-
-// Truncated reports that either stream was cut.
-func (r Result) Truncated() bool { return r.Stdout.Truncated || r.Stderr.Truncated }
-
-// Run runs spec's command to its end and returns its bounded Result. When the
+// Run runs spec's command to its end and returns its bounded result, SPEC
+// §6's BashResult but its Sandbox member, which the caller's policy fills:
+// stdout keeps the head within the shell budget, stderr the tail within the
+// shell error budget, ExitCode is nil when a signal ended the shell. When the
 // timeout passes or ctx ends first, the whole process tree is killed and Run
-// returns the partial Result with a *TimeoutError or a *CancelledError. Any
-// other error (the command could not start; ErrDirGone) comes with a zero
-// Result. When Run returns, no process of the command is alive and no
+// returns the partial result with a *TimeoutError or a *CancelledError. Any
+// other error (the command could not start; ErrDirGone) comes with a nil
+// result. When Run returns, no process of the command is alive and no
 // Progress call is under way.
-func Run(ctx context.Context, spec Spec) (Result, error) {
+func Run(ctx context.Context, spec Spec) (*wire.BashResult, error) {
 	r := newRun(spec)
 	start := time.Now()
 	g, err := Start(ctx, procgroup.Spec{
@@ -72,16 +60,22 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	})
 	if err != nil {
 		r.close()
-		return Result{}, err
+		return nil, err
 	}
 	st, end, err := waitFor(ctx, g, spec.Timeout)
 	r.close()
 	if err != nil && end == exited {
-		return Result{}, err
+		return nil, err
 	}
-	res := Result{ExitCode: st.ExitCode, Signal: st.Signal, Duration: time.Since(start)}
-	res.Stdout = r.stdout.result(spec, r.tool)
-	res.Stderr = r.stderr.result(spec, r.tool)
+	out, errs := r.stdout.result(spec, r.tool), r.stderr.result(spec, r.tool)
+	res := &wire.BashResult{
+		Signal: st.Signal, Stdout: out.Text, Stderr: errs.Text, Truncated: out.Truncated || errs.Truncated,
+		StdoutInfo: out.StreamInfo, StderrInfo: errs.StreamInfo, DurationMs: time.Since(start).Milliseconds(),
+	}
+	if st.Signal == "" {
+		code := st.ExitCode
+		res.ExitCode = &code
+	}
 	return res, end.err(ctx, spec.Timeout)
 }
 

@@ -45,7 +45,7 @@ func TestRunStreamsBeforeReturning(t *testing.T) {
 	res, err := Run(context.Background(), Spec{Command: "seq 1 30000; echo e >&2; exit 4", Dir: t.TempDir(),
 		Progress: rec.send, Spill: scratch(t)})
 	require.NoError(t, err)
-	require.Equal(t, 4, res.ExitCode)
+	require.Equal(t, 4, *res.ExitCode)
 	require.Empty(t, res.Signal)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -58,20 +58,20 @@ func TestRunStreamsBeforeReturning(t *testing.T) {
 			out.WriteString(c.Data)
 		}
 	}
-	require.Equal(t, res.Stdout.Chunks, seqs["stdout"])
+	require.Equal(t, res.StdoutInfo.Chunks, seqs["stdout"])
 	require.Equal(t, 1, seqs["stderr"])
-	require.Equal(t, 1, res.Stderr.Chunks)
+	require.Equal(t, 1, res.StderrInfo.Chunks)
 	require.True(t, strings.HasPrefix(out.String(), "1\n2\n3\n"))
 	require.True(t, strings.HasSuffix(out.String(), "29999\n30000\n"))
-	require.Equal(t, 30000, res.Stdout.Lines)
-	require.True(t, res.Stdout.Truncated)
-	require.True(t, res.Truncated())
-	require.Equal(t, "e\n", res.Stderr.Text)
-	spilled, err := os.ReadFile(res.Stdout.Spill)
+	require.Equal(t, 30000, res.StdoutInfo.Lines)
+	require.True(t, res.StdoutInfo.Truncated)
+	require.True(t, res.Truncated)
+	require.Equal(t, "e\n", res.Stderr)
+	spilled, err := os.ReadFile(res.StdoutInfo.Spill)
 	require.NoError(t, err)
-	require.Equal(t, res.Stdout.Bytes, len(spilled), "the whole stream fits the capture, so the spill holds it all")
-	require.True(t, strings.HasSuffix(res.Stdout.Text, "4000\n[truncated: kept the first 4000 of 30000 lines; limit 4000 lines / 96KB. Full output saved to "+
-		res.Stdout.Spill+" — Grep it, or Read it with offset/limit.]\n"))
+	require.Equal(t, res.StdoutInfo.Bytes, len(spilled), "the whole stream fits the capture, so the spill holds it all")
+	require.True(t, strings.HasSuffix(res.Stdout, "4000\n[truncated: kept the first 4000 of 30000 lines; limit 4000 lines / 96KB. Full output saved to "+
+		res.StdoutInfo.Spill+" — Grep it, or Read it with offset/limit.]\n"))
 }
 
 func TestRunCancelled(t *testing.T) {
@@ -85,9 +85,9 @@ func TestRunCancelled(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, "cancelled; the process tree was killed: context canceled", err.Error())
-	require.Equal(t, "go\n", res.Stdout.Text)
+	require.Equal(t, "go\n", res.Stdout)
 	require.Equal(t, "SIGKILL", res.Signal)
-	require.Equal(t, -1, res.ExitCode)
+	require.Nil(t, res.ExitCode)
 }
 
 func TestRunTimeout(t *testing.T) {
@@ -97,8 +97,8 @@ func TestRunTimeout(t *testing.T) {
 	require.ErrorAs(t, err, &te)
 	require.Equal(t, 1500*time.Millisecond, te.After)
 	require.Equal(t, "timed out after 1.5 s; the process tree was killed", err.Error())
-	require.Equal(t, "start\n", res.Stdout.Text)
-	require.Equal(t, "late\n", res.Stderr.Text)
+	require.Equal(t, "start\n", res.Stdout)
+	require.Equal(t, "late\n", res.Stderr)
 	require.Equal(t, "SIGKILL", res.Signal)
 }
 
@@ -123,7 +123,7 @@ func TestRunEnvironment(t *testing.T) {
 	require.Equal(t, []string{"FOO=bar", "PAGER=less"}, env)
 	res, err := Run(context.Background(), Spec{Command: `echo "$FOO $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"`, Dir: t.TempDir(), Env: env})
 	require.NoError(t, err)
-	require.Equal(t, "bar cat cat 0\n", res.Stdout.Text, "the policy wins over the caller's variables")
+	require.Equal(t, "bar cat cat 0\n", res.Stdout, "the policy wins over the caller's variables")
 }
 
 func TestEnvRefusesBadNames(t *testing.T) {
@@ -147,10 +147,10 @@ func TestRunFailedSpillDropsOnlyTheSentence(t *testing.T) {
 	res, err := Run(context.Background(), Spec{Command: "seq 10000", Dir: t.TempDir(), Spill: failingSpill(t),
 		Logf: func(f string, a ...any) { logged = append(logged, f) }})
 	require.NoError(t, err)
-	require.True(t, res.Truncated())
-	require.Empty(t, res.Stdout.Spill)
+	require.True(t, res.Truncated)
+	require.Empty(t, res.StdoutInfo.Spill)
 	require.Len(t, logged, 1)
-	require.True(t, strings.HasSuffix(res.Stdout.Text, "4000\n[truncated: kept the first 4000 of 10000 lines; limit 4000 lines / 96KB. Narrow the request to see more.]\n"))
+	require.True(t, strings.HasSuffix(res.Stdout, "4000\n[truncated: kept the first 4000 of 10000 lines; limit 4000 lines / 96KB. Narrow the request to see more.]\n"))
 }
 
 func TestCutTailNamesSpill(t *testing.T) {

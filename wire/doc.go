@@ -10,8 +10,11 @@
 //
 // # Adding a field
 //
-// A new result field is one edit here (plus the engine that fills it and,
-// if the MCP text block should show it, mcpserve's renderer); the schemas and
+// The engines fill these types themselves (search, page, lineedit, shell,
+// process), and methods' adapters add only what the path's resolution knows
+// (root) or the policy reports (bash's sandbox), so a new result field is one
+// edit here (plus the engine that fills it and, if the MCP text block should
+// show it, mcpserve's renderer); the schemas and
 // the TypeScript client's types follow from the type, and docs/protocol.md
 // (SPEC §N is its section §N) documents the field for host authors.
 package wire

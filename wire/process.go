@@ -1,8 +1,8 @@
 package wire
 
 // The process tools (SPEC §13). Params members are pointers where the
-// adapter must tell absent from zero or check that a number is an integer
-// in range; the schemas say the ranges.
+// adapter must tell absent from zero or check a range; integers are int64,
+// as grep's are (the decoder refuses a fraction); the schemas say the ranges.
 
 // ProcessWait is Wait of SPEC §13: when a process call answers.
 type ProcessWait struct {
@@ -13,9 +13,9 @@ type ProcessWait struct {
 	// "pattern" in Until.
 	Pattern *string `json:"pattern,omitempty"`
 	// IdleMs is how long without output counts as idle.
-	IdleMs *float64 `json:"idleMs,omitempty"`
+	IdleMs *int64 `json:"idleMs,omitempty"`
 	// TimeoutMs is how long the call waits at most (0: answer at once).
-	TimeoutMs *float64 `json:"timeoutMs,omitempty"`
+	TimeoutMs *int64 `json:"timeoutMs,omitempty"`
 }
 
 // ProcessStartParams are the params of tools/process/start.
@@ -24,8 +24,8 @@ type ProcessStartParams struct {
 	Cwd     *string      `json:"cwd,omitempty" jsonschema:"working directory inside the workspace (default: the first root)"`
 	Env     StringMap    `json:"env,omitempty" jsonschema:"variables added to the server's environment"`
 	Mode    *string      `json:"mode,omitempty"` // pipe (default) or pty
-	Cols    *float64     `json:"cols,omitempty"`
-	Rows    *float64     `json:"rows,omitempty"`
+	Cols    *int64       `json:"cols,omitempty"`
+	Rows    *int64       `json:"rows,omitempty"`
 	Label   *string      `json:"label,omitempty"`
 	Wait    *ProcessWait `json:"wait,omitempty"`
 }
@@ -33,8 +33,8 @@ type ProcessStartParams struct {
 // ProcessReadParams are the params of tools/process/read.
 type ProcessReadParams struct {
 	ID        *string      `json:"id"`
-	Since     *float64     `json:"since,omitempty"` // a cursor; default where the last reply ended
-	TailLines *float64     `json:"tailLines,omitempty"`
+	Since     *int64       `json:"since,omitempty"` // a cursor; default where the last reply ended
+	TailLines *int64       `json:"tailLines,omitempty"`
 	Wait      *ProcessWait `json:"wait,omitempty"`
 }
 
@@ -51,7 +51,7 @@ type ProcessWriteParams struct {
 type ProcessSignalParams struct {
 	ID      *string      `json:"id"`
 	Signal  *string      `json:"signal"` // INT TERM HUP QUIT KILL TSTP CONT
-	GraceMs *float64     `json:"graceMs,omitempty"`
+	GraceMs *int64       `json:"graceMs,omitempty"`
 	Wait    *ProcessWait `json:"wait,omitempty"`
 }
 
