@@ -83,6 +83,9 @@ var podmanExceptions = []string{
 // What the container shares with this machine, and why:
 //   - TMPDIR of the re-run is a dir mounted at the same path, so every
 //     workspace and data dir a test makes is one path on both sides.
+//   - A dir under /var/tmp (outsideTmpEnv), at the same path: the
+//     TypeScript client's sandbox test needs a workspace that no policy
+//     makes writable, which /tmp and TMPDIR are not.
 //   - GOROOT, read-only: TestLoad_MixedConcurrentCalls greps it as a large
 //     real tree (an external root).
 //   - The PID namespace (--pid=host): the suite's hosts (node/host.js, the
@@ -95,10 +98,11 @@ var podmanExceptions = []string{
 // Checks SPEC §12 Remote (every section, through podman exec -i).
 func TestContainer_SuiteOverPodman(t *testing.T) {
 	ws := containerTempDir(t)
+	outside := outsideTmpDir(t)
 	goroot := runtime.GOROOT()
-	c := startContainer(t, bookwormImage, ws, "--pid=host", "-v", goroot+":"+goroot+":ro")
+	c := startContainer(t, bookwormImage, ws, "--pid=host", "-v", goroot+":"+goroot+":ro", "-v", outside+":"+outside)
 	wrapper := c.writeWrapper(t, podmanWrapper{})
-	runSuiteThrough(t, "podman", wrapper, podmanExceptions, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS)
+	runSuiteThrough(t, "podman", wrapper, podmanExceptions, "TMPDIR="+ws, pidnsEnv+"="+c.PIDNS, outsideTmpEnv+"="+outside)
 }
 
 // TestContainer_ProcessesOverPodman re-runs every SPEC §13 test

@@ -185,6 +185,19 @@ func containerTempDir(t testing.TB) string {
 	return dir
 }
 
+// outsideTmpEnv names a dir outside /tmp and $TMPDIR that the server sees at
+// the same path (the TypeScript client's sandbox test makes its read-only
+// workspace there; unset, it uses /var/tmp).
+const outsideTmpEnv = "TOOLRPC_CONFORMANCE_OUTSIDE_TMP"
+
+// outsideTmpDir is a fresh dir under /var/tmp, removed at the test's end.
+func outsideTmpDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("/var/tmp", "toolrpc-podman-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 // podmanWrapper says how a wrapper reaches the server.
 type podmanWrapper struct {
 	name string   // its directory (the file is named toolrpc)
