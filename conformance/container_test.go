@@ -97,6 +97,10 @@ var podmanExceptions = []string{
 //
 // Checks SPEC §12 Remote (every section, through podman exec -i).
 func TestContainer_SuiteOverPodman(t *testing.T) {
+	// The re-runs are the suite's longest tests and mostly wait (on
+	// servers, sshd, podman, Wine), so they run beside each other, after
+	// the other tests; lockDir makes their npm builds take turns.
+	t.Parallel()
 	ws := containerTempDir(t)
 	outside := outsideTmpDir(t)
 	goroot := runtime.GOROOT()
@@ -114,6 +118,10 @@ func TestContainer_SuiteOverPodman(t *testing.T) {
 //
 // Checks SPEC §13 (every section, through podman exec -i).
 func TestContainer_ProcessesOverPodman(t *testing.T) {
+	// The re-runs are the suite's longest tests and mostly wait (on
+	// servers, sshd, podman, Wine), so they run beside each other, after
+	// the other tests; lockDir makes their npm builds take turns.
+	t.Parallel()
 	ws := containerTempDir(t)
 	c := startContainer(t, toolsImage, ws, "--pid=host")
 	wrapper := c.writeWrapper(t, podmanWrapper{})
@@ -427,6 +435,7 @@ func TestContainer_ProcessEvents(t *testing.T) {
 //
 // Checks SPEC §1 (processId), §6.4, §6.6, §12 Remote.
 func TestContainer_TypeScriptClient(t *testing.T) {
+	lockDir(t, tsClientDir)
 	npmCI(t, tsClientDir)
 	build := exec.Command("npm", "run", "build")
 	build.Dir = tsClientDir

@@ -38,6 +38,7 @@ func TestNPM_PlatformPackagesInstallOffline(t *testing.T) {
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
 	clientDir := filepath.Join(repo, "clients", "typescript")
+	lockDir(t, clientDir)
 	node := npmCI(t, clientDir)
 	npm, err := exec.LookPath("npm")
 	require.NoError(t, err)

@@ -184,6 +184,10 @@ func useBin(t testing.TB, path string) {
 //
 // Checks SPEC §12.
 func TestRemote_SuiteOverSSH(t *testing.T) {
+	// The re-runs are the suite's longest tests and mostly wait (on
+	// servers, sshd, podman, Wine), so they run beside each other, after
+	// the other tests; lockDir makes their npm builds take turns.
+	t.Parallel()
 	d := startSSHD(t)
 	wrapper := d.writeWrapper(t, plainServer(t), wrapper{})
 	runSuiteThrough(t, "ssh", wrapper, sshExceptions)

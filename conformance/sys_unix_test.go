@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"os"
 	"syscall"
 	"testing"
 
@@ -57,4 +58,23 @@ func reapUntil(pid int) (int, error) {
 		}
 		return ws.ExitStatus(), nil
 	}
+}
+
+// lockDir holds an exclusive flock on dir until t ends, so tests of
+// different processes that rebuild files in dir (the re-runs through ssh
+// and podman run at once, and each runs tsc in clients/typescript) take
+// turns; within one process the lock is taken by one test at a time too,
+// as each takes it on a descriptor of its own.
+func lockDir(t testing.TB, dir string) {
+	t.Helper()
+	f, err := os.Open(dir)
+	require.NoError(t, err)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	require.NoError(t, err, "flock %s", dir)
+	t.Cleanup(func() { f.Close() })
 }

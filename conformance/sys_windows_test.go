@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -32,3 +33,14 @@ func sessionOf(int) int { return 0 }
 
 // reapUntil fails: the launcher that reaps is Linux only.
 func reapUntil(int) (int, error) { return 2, errors.ErrUnsupported }
+
+// dirLocks serialises lockDir's holders: on Windows only one test process
+// runs (the re-runs that overlap are Linux only), so a lock within the
+// process is the whole of it.
+var dirLocks sync.Mutex
+
+// lockDir holds dirLocks until t ends.
+func lockDir(t testing.TB, _ string) {
+	dirLocks.Lock()
+	t.Cleanup(dirLocks.Unlock)
+}

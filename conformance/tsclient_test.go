@@ -20,6 +20,7 @@ var tsClientDir = filepath.Join("..", "clients", "typescript")
 //
 // Checks SPEC §1.
 func TestTypeScriptClient(t *testing.T) {
+	lockDir(t, tsClientDir)
 	npmCI(t, tsClientDir)
 	npm, err := exec.LookPath("npm")
 	require.NoError(t, err, "npm is not installed (apt-get install npm; .ci/run does it)")

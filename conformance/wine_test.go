@@ -402,6 +402,10 @@ var wineExclusions = []wineExclusion{
 //
 // Checks SPEC §1, §3, §4, §5, §8, §9, §10, §12 on Windows.
 func TestWine_Suite(t *testing.T) {
+	// The re-runs are the suite's longest tests and mostly wait (on
+	// servers, sshd, podman, Wine), so they run beside each other, after
+	// the other tests; lockDir makes their npm builds take turns.
+	t.Parallel()
 	w := setupWine(t)
 	var names []string
 	byReason := map[string][]string{}
