@@ -2,6 +2,7 @@ package gitignore
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 )
 
@@ -24,20 +25,7 @@ type Rule struct {
 
 // String returns the rule as `file:line pattern`, the way a notice names it.
 func (r *Rule) String() string {
-	return r.Source + ":" + itoa(r.Line) + " " + r.Text
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
+	return r.Source + ":" + strconv.Itoa(r.Line) + " " + r.Text
 }
 
 // Parse returns the rules of an ignore file's content, in file order, the

@@ -20,7 +20,7 @@
 // # Enforcement on Linux
 //
 // Resolved.Wrap starts the shell so that this binary, re-executed with a
-// hidden first argument (dispatched by this package's init), in a mount
+// hidden first argument (dispatched by package confine's init), in a mount
 // namespace of its own where root or user namespaces allow it makes every
 // mount read-only but the writable set and binds the protected paths
 // read-only (never in the server's namespace), sets no_new_privs, applies

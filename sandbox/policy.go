@@ -88,9 +88,6 @@ type Resolved struct {
 	Unavailable string `json:"unavailable,omitempty"`
 	// Machine is what enforces it.
 	Machine Machine `json:"machine"`
-	// ServerMountNS is set for the wrapper only: the server's mount
-	// namespace, which the wrapper must not be in before it mounts.
-	ServerMountNS string `json:"serverMountNS,omitempty"`
 
 	rootNames []string // how the notice names each of Roots, same order
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/sandbox/confine"
 )
 
 // Probe returns what this machine enforces, probed once per process: the
@@ -27,12 +29,10 @@ var Probe = sync.OnceValue(func() Machine {
 	return m
 })
 
-// probeArg, as the first argument, makes this binary exit 0 at once: the
-// mount-namespace probe starts it in one.
-const probeArg = "__toolrpc-sandbox-probe"
-
+// probeMountNS reports that this binary starts in a mount namespace of its
+// own (it exits at once when started with confine.ProbeArg).
 func probeMountNS(userNS bool) bool {
-	cmd := exec.Command("/proc/self/exe", probeArg)
+	cmd := exec.Command(selfExe, confine.ProbeArg)
 	cmd.SysProcAttr = nsAttr(userNS)
 	return cmd.Run() == nil
 }
@@ -50,11 +50,5 @@ func nsAttr(userNS bool) *syscall.SysProcAttr {
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		GidMappingsEnableSetgroups: false,
-	}
-}
-
-func init() {
-	if len(os.Args) == 2 && os.Args[1] == probeArg {
-		os.Exit(0)
 	}
 }

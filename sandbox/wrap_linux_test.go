@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/sandbox/confine"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -97,16 +97,14 @@ func TestWrapperRefusesServerNamespace(t *testing.T) {
 	}
 	r, err := Resolve(wire.SandboxPolicy{}, env)
 	require.NoError(t, err)
-	c := *r
-	c.ServerMountNS = serverMountNS()
-	b, err := json.Marshal(&c)
-	require.NoError(t, err)
+	p := r.confinePolicy()
+	p.ServerMountNS = serverMountNS()
 	before, err := os.ReadFile("/proc/self/mountinfo")
 	require.NoError(t, err)
-	out, err := exec.Command(os.Args[0], wrapArg, string(b), "/bin/sh", "-c", "echo ran").CombinedOutput()
+	out, err := exec.Command(os.Args[0], p.Args([]string{"/bin/sh", "-c", "echo ran"})...).CombinedOutput()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
-	require.Equal(t, wrapFailCode, exit.ExitCode())
+	require.Equal(t, confine.FailCode, exit.ExitCode())
 	require.Contains(t, string(out), "not in a mount namespace of its own")
 	require.NotContains(t, string(out), "ran")
 	after, err := os.ReadFile("/proc/self/mountinfo")

@@ -128,7 +128,7 @@ func TestQuickRun(t *testing.T) {
 				linuxIndex++
 			}
 		}
-		require.Equal(t, 16+linuxIndex, n, "the Linux rows (three of them warm-table rows) and the Linux content index rows")
+		require.Equal(t, 17+linuxIndex, n, "the Linux rows (three of them warm-table rows), the Linux sandbox row and the Linux content index rows")
 	})
 
 	t.Run("peers missing", func(t *testing.T) {

@@ -16,6 +16,8 @@ func sandboxRows() []scenario {
 	return []scenario{
 		{name: "sandbox: bash -c true, auto ÷ --sandbox off (setup cost = the difference of the medians)", driven: drivenLongLived, unit: "ms",
 			peer: "same call, --sandbox off", run: sandboxVsOff("true", sandboxRepo)},
+		{name: "sandbox: bash -c true in the Linux tree, auto ÷ --sandbox off (setup must not grow with the tree)", driven: drivenLongLived, unit: "ms",
+			peer: "same call, --sandbox off", bins: []string{linuxPackage}, run: needsLinux(sandboxVsOff("true", linuxRoot))},
 		{name: "sandbox: git status of a 2000-file repository, auto ÷ --sandbox off", driven: drivenLongLived, unit: "ms",
 			peer: "same call, --sandbox off", bins: []string{"git"}, run: sandboxVsOff("git status --short >/dev/null", sandboxRepo)},
 		{name: "sandbox: go build of a small module (warm cache), auto ÷ --sandbox off", driven: drivenLongLived, unit: "ms",

@@ -1,0 +1,244 @@
+//go:build linux
+
+package confine
+
+import (
+	"errors"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"syscall"
+)
+
+// init turns this process into the wrapper, or the probe, when it was
+// started as one. Like procgroup's guardian, it is an init function so
+// that every binary that links the package (the server, test binaries) can
+// be its own wrapper.
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == ProbeArg {
+		os.Exit(0)
+	}
+	if len(os.Args) >= 2 && os.Args[1] == Arg {
+		run(os.Args[2:])
+	}
+}
+
+// run confines this process by the policy in args and execs the command
+// that follows it; it returns only by exiting with FailCode.
+func run(args []string) {
+	runtime.LockOSThread() // every step below holds for this thread, and exec keeps it
+	p, argv, err := Parse(args)
+	if err == nil && len(argv) == 0 {
+		err = errors.New("no command follows the policy")
+	}
+	if err == nil {
+		err = p.apply()
+	}
+	if err == nil {
+		err = syscall.Exec(argv[0], argv, os.Environ())
+	}
+	os.Stderr.WriteString(FailPrefix + err.Error() + "; the command did not run\n")
+	os.Exit(FailCode)
+}
+
+// stepError is the error of one step of confining, named.
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// failed names err's step.
+func failed(step string, err error) error { return &stepError{step: step, err: err} }
+
+// apply applies the policy to the calling thread: the mounts outside the
+// writable set read-only and the protected paths bound (with a mount
+// namespace), no_new_privs, Landlock, seccomp for network off, and no
+// capability left.
+func (p *Policy) apply() error {
+	if p.MountNS {
+		wd, err := os.Getwd()
+		if err == nil {
+			err = p.bindProtected()
+		}
+		if err == nil {
+			// The working directory was entered before the binds: enter it
+			// again, through them.
+			err = os.Chdir(wd)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := prctl(prSetNoNewPrivs, 1, 0, 0, 0); err != nil {
+		return failed("no_new_privs", err)
+	}
+	if err := p.landlock(); err != nil {
+		return err
+	}
+	if p.NetworkOff {
+		if err := installNetworkOff(); err != nil {
+			return err
+		}
+	}
+	return dropCapabilities()
+}
+
+// ttyPath returns the pty this process has as stdin, or "".
+func ttyPath() string {
+	p, err := os.Readlink("/proc/self/fd/0")
+	if err != nil || !hasPrefix(p, "/dev/pts/") {
+		return ""
+	}
+	return p
+}
+
+// bindProtected makes the mount namespace private and binds each existing
+// protected path onto itself: a mount point cannot be renamed or removed,
+// and a Tree one is read-only. Each root's .git is looked up again here, so
+// one made since the policy was resolved is protected too.
+func (p *Policy) bindProtected() error {
+	// Never change the mounts of the namespace this process was started in
+	// (a wrapper run by hand, or a parent that did not unshare).
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil || p.ServerMountNS == "" || self == p.ServerMountNS {
+		return errors.New("not in a mount namespace of its own (" + self + `, the server's "` + p.ServerMountNS + `")`)
+	}
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return failed("mount namespace", err)
+	}
+	if err := p.readOnlyOutside(); err != nil {
+		return err
+	}
+	prot := append([]Protected(nil), p.Protect...)
+	for _, root := range p.Roots {
+		for _, g := range gitDirs(root) {
+			prot = appendProtected(prot, g)
+		}
+	}
+	// Parents first, so a child's bind lands on its parent's mount.
+	slices.SortStableFunc(prot, func(a, b Protected) int { return len(a.Path) - len(b.Path) })
+	for _, pr := range prot {
+		if _, err := os.Lstat(pr.Path); err != nil {
+			continue
+		}
+		if err := syscall.Mount(pr.Path, pr.Path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return failed("bind "+pr.Path, err)
+		}
+		if !pr.Tree {
+			continue
+		}
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(pr.Path, &st); err != nil {
+			return failed("statfs "+pr.Path, err)
+		}
+		// Keep the flags a user namespace may not clear (nosuid, nodev, ...).
+		keep := uintptr(st.Flags) & (syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME | syscall.MS_NODIRATIME | syscall.MS_RELATIME)
+		if err := syscall.Mount("", pr.Path, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|keep, ""); err != nil {
+			return failed("read-only "+pr.Path, err)
+		}
+	}
+	return nil
+}
+
+// readOnlyOutside makes every mount read-only but the writable set: what
+// Landlock does not cover (chmod, chown, utimes, xattrs of a file outside
+// the writable set) fails with EROFS. Each writable path is bound onto
+// itself first, then / is made read-only recursively, then the writable
+// binds are made writable again.
+func (p *Policy) readOnlyOutside() error {
+	var binds []string
+	for _, w := range p.Writable {
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		if err := syscall.Mount(w, w, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return failed("bind "+w, err)
+		}
+		binds = append(binds, w)
+	}
+	if pty := ttyPath(); pty != "" {
+		if err := syscall.Mount(pty, pty, "", syscall.MS_BIND, ""); err == nil {
+			binds = append(binds, pty)
+		}
+	}
+	if err := mountSetattr("/", &mountAttr{attrSet: mountAttrRdonly}); err != nil {
+		return failed("read-only /", err)
+	}
+	for _, b := range binds {
+		if err := mountSetattr(b, &mountAttr{attrClr: mountAttrRdonly}); err != nil {
+			return failed("writable "+b, err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities empties the bounding, ambient, inheritable, permitted
+// and effective capability sets of the calling thread.
+func dropCapabilities() error {
+	for c := 0; c <= capLastCap; c++ {
+		_ = prctl(syscall.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0) // needs CAP_SETPCAP; without it none is held
+	}
+	_ = prctl(prCapAmbient, prCapAmbientClearAll, 0, 0, 0)
+	if err := capsetNone(); err != nil {
+		return failed("drop capabilities", err)
+	}
+	return nil
+}
+
+// gitDirs returns root's .git: a directory (its entry protected), or a
+// .git file (protected whole) and the directories its gitdir: and their
+// commondir name, as named (a bind follows their symlinks). The server
+// resolved the same ones when it resolved the policy (sandbox's gitDirs);
+// these are for a .git made since.
+func gitDirs(root string) []Protected {
+	dotgit := path.Join(root, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return nil
+	}
+	if fi.IsDir() {
+		return []Protected{{Path: dotgit}}
+	}
+	out := []Protected{{Path: dotgit, Tree: true}}
+	gd, ok := pointer(dotgit, "gitdir:", root)
+	if !ok {
+		return out
+	}
+	out = append(out, Protected{Path: gd})
+	if cd, ok := pointer(path.Join(gd, "commondir"), "", gd); ok && cd != gd {
+		out = append(out, Protected{Path: cd})
+	}
+	return out
+}
+
+// pointer reads the path file names after prefix, relative to dir unless
+// absolute.
+func pointer(file, prefix, dir string) (string, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	target, ok := cutPrefix(trimSpace(string(b)), prefix)
+	if target = trimSpace(target); !ok || target == "" {
+		return "", false
+	}
+	if !path.IsAbs(target) {
+		target = path.Join(dir, target)
+	}
+	return path.Clean(target), true
+}
+
+// appendProtected adds pr to s, or widens the entry for its path.
+func appendProtected(s []Protected, pr Protected) []Protected {
+	for i := range s {
+		if s[i].Path == pr.Path {
+			s[i].Tree = s[i].Tree || pr.Tree
+			return s
+		}
+	}
+	return append(s, pr)
+}
