@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/sandbox/confine"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -47,15 +48,9 @@ type Machine struct {
 	SandboxExec bool `json:",omitempty"`
 }
 
-// Protected is one protected path inside a writable root.
-type Protected struct {
-	// Path is absolute.
-	Path string `json:"path"`
-	// Tree protects everything below Path too; without it only the entry
-	// itself is protected (cannot be removed, renamed or replaced) and what
-	// is below stays writable (the .git directory: objects, refs, index).
-	Tree bool `json:"tree"`
-}
+// Protected is one protected path inside a writable root: the wrapper's
+// type, so a Resolved's list is what the wrapper is given.
+type Protected = confine.Protected
 
 // Resolved is a policy resolved to absolute paths. The zero value is mode
 // off. Its methods may be called concurrently; it is never changed once
@@ -234,12 +229,12 @@ func (r *Resolved) resolveDeny(p wire.SandboxPolicy, exp expander) {
 func (r *Resolved) resolveProtect(p wire.SandboxPolicy) {
 	for _, root := range r.Roots {
 		for _, g := range gitDirs(root) {
-			r.Protect = appendProtected(r.Protect, Protected{Path: g.path, Tree: g.file})
+			r.Protect = confine.AppendProtected(r.Protect, Protected{Path: g.path, Tree: g.file})
 			if g.file {
 				continue
 			}
 			for _, rel := range limits.SandboxProtected()[1:] {
-				r.Protect = appendProtected(r.Protect, Protected{Path: filepath.Join(g.path, filepath.Base(rel)), Tree: true})
+				r.Protect = confine.AppendProtected(r.Protect, Protected{Path: filepath.Join(g.path, filepath.Base(rel)), Tree: true})
 			}
 			if !r.allowsWrite(g.path) {
 				r.Writable = appendNew(r.Writable, g.path)
@@ -251,7 +246,7 @@ func (r *Resolved) resolveProtect(p wire.SandboxPolicy) {
 			path = filepath.Join(r.Roots[0], path)
 		}
 		if c := canonical(path); c != "" {
-			r.Protect = appendProtected(r.Protect, Protected{Path: c, Tree: true})
+			r.Protect = confine.AppendProtected(r.Protect, Protected{Path: c, Tree: true})
 		}
 	}
 }
@@ -307,16 +302,6 @@ func appendNew(s []string, v string) []string {
 		return s
 	}
 	return append(s, v)
-}
-
-func appendProtected(s []Protected, p Protected) []Protected {
-	for i := range s {
-		if s[i].Path == p.Path {
-			s[i].Tree = s[i].Tree || p.Tree
-			return s
-		}
-	}
-	return append(s, p)
 }
 
 // canonical returns path absolute and cleaned, with symlinks resolved as far

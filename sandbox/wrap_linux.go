@@ -54,17 +54,14 @@ const selfExe = "/proc/self/exe"
 
 // confinePolicy is what the wrapper applies of r (package confine).
 func (r *Resolved) confinePolicy() confine.Policy {
-	p := confine.Policy{
+	return confine.Policy{
 		LandlockABI: r.Machine.LandlockABI,
 		MountNS:     r.Machine.MountNS,
 		NetworkOff:  r.Network == wire.NetworkOff,
 		Writable:    r.Writable,
 		Roots:       r.Roots,
+		Protect:     r.Protect,
 		DenyRead:    r.DenyRead,
 		DenyGlobs:   r.DenyGlobs,
 	}
-	for _, pr := range r.Protect {
-		p.Protect = append(p.Protect, confine.Protected{Path: pr.Path, Tree: pr.Tree})
-	}
-	return p
 }

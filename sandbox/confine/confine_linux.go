@@ -116,7 +116,7 @@ func (p *Policy) bindProtected() error {
 	prot := append([]Protected(nil), p.Protect...)
 	for _, root := range p.Roots {
 		for _, g := range gitDirs(root) {
-			prot = appendProtected(prot, g)
+			prot = AppendProtected(prot, g)
 		}
 	}
 	// Parents first, so a child's bind lands on its parent's mount.
@@ -230,15 +230,4 @@ func pointer(file, prefix, dir string) (string, bool) {
 		target = path.Join(dir, target)
 	}
 	return path.Clean(target), true
-}
-
-// appendProtected adds pr to s, or widens the entry for its path.
-func appendProtected(s []Protected, pr Protected) []Protected {
-	for i := range s {
-		if s[i].Path == pr.Path {
-			s[i].Tree = s[i].Tree || pr.Tree
-			return s
-		}
-	}
-	return append(s, pr)
 }

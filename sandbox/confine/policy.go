@@ -7,10 +7,11 @@
 // The wrapper runs from this package's init, on every sandboxed command's
 // path, so it runs before the binary's other packages initialise: Go
 // initialises a package as soon as its imports are, so this package imports
-// only the smallest parts of the standard library and golang.org/x/sys/unix,
-// and reads its policy from argv, one path per argument, rather than from
-// JSON (encoding/json, fmt and path/filepath would wait for a hundred other
-// packages' inits). The policy names paths as Linux does: absolute,
+// nothing that package os does not already need, but syscall and unsafe
+// (TestImportsStaySmall), and reads its policy from argv, one path per
+// argument, rather than from JSON: encoding/json, fmt, strings or even
+// golang.org/x/sys/unix would make its init wait for dozens of other
+// packages' inits. The policy names paths as Linux does: absolute,
 // slash-separated, cleaned.
 package confine
 
@@ -35,11 +36,23 @@ const FailPrefix = "toolrpc sandbox: "
 // Protected is one protected path inside a writable root.
 type Protected struct {
 	// Path is absolute.
-	Path string
+	Path string `json:"path"`
 	// Tree protects everything below Path too (bound read-only); without it
 	// only the entry itself is protected (bound onto itself, so it cannot be
-	// removed, renamed or replaced).
-	Tree bool
+	// removed, renamed or replaced) and what is below stays writable (the
+	// .git directory: objects, refs, index).
+	Tree bool `json:"tree"`
+}
+
+// AppendProtected adds p to s, or widens the entry for its path.
+func AppendProtected(s []Protected, p Protected) []Protected {
+	for i := range s {
+		if s[i].Path == p.Path {
+			s[i].Tree = s[i].Tree || p.Tree
+			return s
+		}
+	}
+	return append(s, p)
 }
 
 // Policy is what the wrapper applies, resolved by the sandbox package.
