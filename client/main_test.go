@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/toolrpc/toolrpc/cli"
+	"github.com/toolrpc/toolrpc/internal/cli"
 )
 
 // serverName is the name under which this test binary runs as the toolrpc

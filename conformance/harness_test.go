@@ -19,7 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/cli"
+	"github.com/toolrpc/toolrpc/internal/cli"
 	"github.com/toolrpc/toolrpc/lspframe"
 )
 

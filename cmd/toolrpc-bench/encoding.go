@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolrpc/toolrpc/textenc"
+	"github.com/toolrpc/toolrpc/internal/textenc"
 )
 
 // The SPEC §4.1 rows: a UTF-16LE file read cold against the UTF-8 big

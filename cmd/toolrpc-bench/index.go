@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolrpc/toolrpc/contentindex"
-	"github.com/toolrpc/toolrpc/limits"
-	"github.com/toolrpc/toolrpc/walk"
+	"github.com/toolrpc/toolrpc/internal/contentindex"
+	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/internal/walk"
 )
 
 // The content index rows (issue 15): a fresh server per tree with its own

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/internal/limits"
 )
 
 // The memory row: many concurrent calls that each print a lot on both

@@ -105,7 +105,7 @@ func buildTarget(target, version, commit, out string, mtime time.Time) (string, 
 	}
 	defer os.RemoveAll(tmp)
 	binPath := filepath.Join(tmp, exe)
-	ldflags := "-s -w -buildid= -X github.com/toolrpc/toolrpc/cli.version=" + version + " -X github.com/toolrpc/toolrpc/cli.commit=" + commit
+	ldflags := "-s -w -buildid= -X github.com/toolrpc/toolrpc/internal/cli.version=" + version + " -X github.com/toolrpc/toolrpc/internal/cli.commit=" + commit
 	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", binPath, "./cmd/toolrpc")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=")
 	if b, err := cmd.CombinedOutput(); err != nil {

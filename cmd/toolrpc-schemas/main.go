@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/internal/methods"
 )
 
 // hostMethod is one printed entry.

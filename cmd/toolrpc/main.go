@@ -15,7 +15,7 @@ package main
 import (
 	"os"
 
-	"github.com/toolrpc/toolrpc/cli"
+	"github.com/toolrpc/toolrpc/internal/cli"
 )
 
 func main() {

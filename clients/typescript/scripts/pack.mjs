@@ -42,7 +42,7 @@ export function pack(out) {
       const dir = path.join(stage, `${t.platform}-${t.arch}`);
       const exe = t.goos === 'windows' ? 'toolrpc.exe' : 'toolrpc';
       fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
-      execFileSync('go', ['build', '-trimpath', '-ldflags', `-s -w -buildid= -X github.com/toolrpc/toolrpc/cli.version=v${client.version}`,
+      execFileSync('go', ['build', '-trimpath', '-ldflags', `-s -w -buildid= -X github.com/toolrpc/toolrpc/internal/cli.version=v${client.version}`,
         '-o', path.join(dir, 'bin', exe), './cmd/toolrpc'], {
         cwd: repoDir, stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '0', GOOS: t.goos, GOARCH: t.goarch },
       });

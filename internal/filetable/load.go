@@ -1,0 +1,257 @@
+package filetable
+
+import (
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/internal/limits"
+)
+
+// load makes the tree from the table an earlier server persisted, then
+// watches and revalidates each of its directories, leaving in t.pend what
+// the next apply must list or walk again; t.mu held. It returns false when
+// there is no usable persisted table (the caller walks the root), or when
+// the table was turned off.
+//
+// Each directory's watch is added before that directory is stamped, and it
+// is compared with its stamps at the save: a change made before the watch
+// shows in a stamp, a change made after it is an event.
+func (t *Table) load() bool {
+	s := t.readStore()
+	if s == nil {
+		return false
+	}
+	if err := t.watchOutside(); err != nil {
+		t.turnOff(err.Error())
+		return false
+	}
+	outside, ok := outsidePrint(t.root)
+	if !ok || !sameStamps(s.outside, outside, s.saved) {
+		return false
+	}
+	for _, r := range s.rules {
+		t.intern(r)
+	}
+	verdicts, changed, err := revalidate(t, s, devOf(t.root))
+	if err != nil {
+		t.forget(s)
+		t.turnOff(err.Error())
+		return false
+	}
+	for _, d := range s.dirs {
+		if d.wd >= 0 {
+			t.byWD[d.wd] = d
+		}
+	}
+	t.top = s.dirs[0]
+	t.orderOK = false
+	t.stats.Loads++
+	t.revalidated += changed
+	clean := changed == 0
+	for i, v := range verdicts {
+		t.markVerdict(s.dirs[i], v)
+		clean = clean && v == printSame
+	}
+	if clean { // the file still describes the tree: no need to write it again
+		t.savedGen = t.gen()
+	}
+	return true
+}
+
+// forget drops the watches load added for s's directories; t.mu held.
+func (t *Table) forget(s *stored) {
+	for _, d := range s.dirs {
+		if d.wd >= 0 {
+			t.w.rm(d.wd)
+		}
+	}
+	t.rules = nil
+}
+
+// markVerdict records in t.pend what directory d's verdict asks for; t.mu
+// held. The top never goes: a root that is no longer a directory makes
+// the next apply walk it, which finds it gone.
+func (t *Table) markVerdict(d *dirNode, v printVerdict) {
+	switch {
+	case v == printRelist:
+		t.markRelist(d)
+	case v == printSubtree, v == printGone && d.parent == nil:
+		t.markSubtree(d)
+	case v == printGone:
+		t.markRelist(d.parent)
+	}
+}
+
+// sameStamps reports whether the stamps saved at saved still hold.
+func sameStamps(old, cur []pathStamp, saved int64) bool {
+	if len(old) != len(cur) {
+		return false
+	}
+	for i := range old {
+		if old[i].path != cur[i].path || !old[i].st.sameAs(cur[i].st, saved) {
+			return false
+		}
+	}
+	return true
+}
+
+// revalidate watches and stamps every directory of s again, in parallel,
+// and returns each one's verdict. The files of a directory whose listing
+// stands are stat'ed: a changed size or time updates the entry (changed
+// counts them), a file that is no longer a regular file lists the
+// directory again. err is the first error of a watch (a limit, an
+// unreliable file system): the table cannot be had. t.mu is held and no
+// event reader runs: the workers own the directories they are given, and
+// the watches of nested git dirs are added under t.specialMu.
+func revalidate(t *Table, s *stored, rootDev uint64) (verdicts []printVerdict, changed int, err error) {
+	verdicts = make([]printVerdict, len(s.dirs))
+	var next, nchanged atomic.Int64
+	var failed atomic.Bool
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(s.dirs) {
+					return
+				}
+				v, n, werr := revalidateDir(t, s, i, rootDev)
+				if werr != nil {
+					errOnce.Do(func() { err = werr })
+					failed.Store(true)
+					return
+				}
+				verdicts[i] = v
+				nchanged.Add(int64(n))
+			}
+		}()
+	}
+	wg.Wait()
+	return verdicts, int(nchanged.Load()), err
+}
+
+// revalidateDir watches directory i of s, judges it against its stamps
+// and, when its listing stands, lstats its files: a changed size or time
+// updates the entry (n counts them), a file that is no longer a regular
+// file lists the directory again. rootDev is the root's device.
+func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, n int, err error) {
+	d := s.dirs[i]
+	sortNodes(d.dirs)
+	d.dirs = slices.Clip(d.dirs)
+	abs := t.abs(d.path)
+	ds, cur, ok, err := t.watchStored(d, abs, rootDev, s.prints[i], s.saved)
+	if err != nil {
+		return 0, 0, err
+	}
+	if ok {
+		defer ds.close()
+	}
+	if v = s.prints[i].compare(cur, s.saved); v != printSame {
+		return v, 0, nil
+	}
+	for k := range d.files {
+		f := &d.files[k]
+		st := ds.stamp(f.name)
+		if !st.isRegular() {
+			return printRelist, n, nil
+		}
+		if st.size != f.size || st.mtime != f.mtime {
+			f.size, f.mtime = st.size, st.mtime
+			n++
+		}
+	}
+	return printSame, n, nil
+}
+
+// watchStored does for the stored directory d (at abs) what watchDir does
+// for a listed one, then stamps it through a descriptor it returns open
+// (ok false, and cur the zero print, when abs is no longer a directory).
+// The stamps that decide the watch's kind serve the print too, and only a
+// directory on another device than the root (rootDev) has its file system
+// asked again whether its events can be trusted.
+//
+// A directory whose own stamp is still the one saved (old, at saved) had no
+// entry created, removed or renamed since (each changes its time), so a
+// .git or ignore file absent then is absent now: it is not stamped.
+func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint, saved int64) (ds dirStamper, cur dirPrint, ok bool, err error) {
+	d.wd, d.repo = -1, false
+	wd, err := t.w.add(abs, dirMask)
+	if err != nil && errors.Is(err, errWatchLimit) {
+		return ds, cur, false, err
+	}
+	if err == nil {
+		d.wd = wd
+	}
+	if ds, ok = openStamper(abs); !ok {
+		return ds, cur, false, nil
+	}
+	self, dev := ds.stampDev("")
+	if self.isDir() && dev != rootDev {
+		if fs := ds.unreliable(); fs != "" {
+			ds.close()
+			return ds, cur, false, &errUnreliable{dir: abs, fs: fs}
+		}
+	}
+	same := old.self.sameAs(self, saved)
+	var git stamp
+	if !same || old.git.mode != 0 {
+		git = ds.stamp(".git")
+	}
+	d.repo = git.mode != 0
+	if d.repo && d.path != "" {
+		t.watchGitDir(abs, d.path)
+	}
+	absent := [2]bool{same && old.rules[0].mode == 0, same && old.rules[1].mode == 0}
+	return ds, printDirWith(abs, ds, self, git, absent), true, nil
+}
+
+// readStore returns the table persisted for t.root, or nil when there is
+// none or it cannot be used (a line says why, unless there is none).
+func (t *Table) readStore() *stored {
+	if t.store == "" {
+		return nil
+	}
+	f, err := os.Open(t.store)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			t.note("persisted file table not read, walking the root: %v", err)
+		}
+		return nil
+	}
+	defer f.Close()
+	var s *stored
+	data, err := readAllOnce(f)
+	if err == nil {
+		s, err = decodeStore(data, t.root) // the table shares data
+	}
+	if err != nil {
+		t.note("persisted file table %s ignored, walking the root: %v", t.store, err)
+		return nil
+	}
+	return s
+}
+
+// readAllOnce reads the whole store file f into a buffer of its size, so
+// no larger buffer is left as garbage (the decoded table shares it).
+func readAllOnce(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limits.FileTableMaxStoreBytes {
+		return nil, errors.New("larger than limits.FileTableMaxStoreBytes")
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}

@@ -1,0 +1,134 @@
+package filetable
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/toolrpc/toolrpc/internal/logging"
+	"github.com/toolrpc/toolrpc/internal/progress"
+	"github.com/toolrpc/toolrpc/internal/walk"
+)
+
+// Set holds the tables of one session, one per root, each built by the first
+// listing of its root.
+type Set struct {
+	logf  logging.Logf
+	roots map[string]bool          // the roots Walk keeps tables for
+	store func(root string) string // where root's table persists (nil: nowhere)
+
+	reporter *progress.Reporter // shows whole-root walks (ReportTo)
+
+	mu     sync.Mutex
+	tables map[string]*Table
+	closed bool
+}
+
+// NewSet returns an empty set whose Walk keeps tables for roots (absolute,
+// symlink-evaluated) and that logs with logf (nil: discarded).
+func NewSet(roots []string, logf logging.Logf) *Set {
+	return NewStoredSet(roots, nil, logf)
+}
+
+// NewStoredSet is NewSet whose tables persist: root's table is written to
+// the file store(root) after it is built or changed (limits.FileTableSaveDelay
+// later, never during a listing) and when the set is closed, and a table
+// that finds that file at its first listing reads it and revalidates it
+// against the file system instead of walking the root (see the package
+// doc). A nil store persists nothing.
+func NewStoredSet(roots []string, store func(root string) string, logf logging.Logf) *Set {
+	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}, store: store}
+	for _, r := range roots {
+		s.roots[r] = true
+	}
+	return s
+}
+
+// ReportTo makes every walk of a whole root that fills one of the set's
+// tables (the first listing's, or after an overflow) show its progress
+// through r (see package progress). Call it before the first listing.
+func (s *Set) ReportTo(r *progress.Reporter) { s.reporter = r }
+
+// Walk returns what walk.Walk(ctx, opts) returns: from the table of
+// opts.Boundary when that is one of the set's roots and the table can
+// answer, else by walking (also for a nil Set). opts.Keep must not retain
+// its arguments; opts.Workers is ignored when the table answers.
+func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
+	if s != nil && s.roots[opts.Boundary] {
+		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Open: opts.Open, Excluded: opts.Excluded})
+		if err != nil || ok {
+			return files, err
+		}
+	}
+	files, err := walk.Walk(ctx, opts)
+	return walk.FileList(files), err
+}
+
+// List answers q from root's table, building it first if need be; see
+// Table.List. root is absolute and symlink-evaluated.
+func (s *Set) List(ctx context.Context, root string, q Query) (walk.Files, bool, error) {
+	t := s.table(root)
+	if t == nil {
+		return nil, false, nil
+	}
+	files, ok, err := t.List(ctx, q)
+	if !ok && t.Stats().State == "gone" {
+		s.mu.Lock()
+		if s.tables[root] == t {
+			delete(s.tables, root)
+		}
+		s.mu.Unlock()
+	}
+	return files, ok, err
+}
+
+// Table returns root's table (creating it unbuilt), or nil once the set is
+// closed.
+func (s *Set) table(root string) *Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	t := s.tables[root]
+	if t == nil {
+		t = newTable(root, s.logf)
+		t.reporter = s.reporter
+		if s.store != nil {
+			t.store = s.store(root)
+		}
+		s.tables[root] = t
+	}
+	return t
+}
+
+// Stats returns the figures of root's table, false when it has none.
+func (s *Set) Stats(root string) (Stats, bool) {
+	s.mu.Lock()
+	t := s.tables[root]
+	s.mu.Unlock()
+	if t == nil {
+		return Stats{}, false
+	}
+	return t.Stats(), true
+}
+
+// Close drops every table; later listings return ok=false. A nil Set's
+// Close does nothing.
+func (s *Set) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	ts := s.tables
+	s.tables, s.closed = nil, true
+	s.mu.Unlock()
+	for _, t := range ts {
+		t.Close()
+	}
+}
+
+// errNoWatcher is newWatcher's error where the platform has no reliable
+// watcher (watcher_other.go): there is never a table there, and that is not
+// worth a log line.
+var errNoWatcher = errors.New("no reliable file watcher on this platform (or in toolrpc_portable builds)")

@@ -1,0 +1,265 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"regexp/syntax"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/internal/sourceset"
+	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/wire"
+)
+
+// Mode is what a grep reports.
+type Mode int
+
+// The three output modes of tools/grep (SPEC §5).
+const (
+	FilesWithMatches Mode = iota
+	Content
+	Count
+)
+
+// Query is one validated grep: what to find, where, and how to show it.
+type Query struct {
+	// Start is the absolute path searched; ignore rules apply as walk
+	// applies them below Boundary, the absolute root holding Start.
+	Start, Boundary string
+	// Display names a file (by its absolute path) in the result.
+	Display func(abs string) string
+	// Sources, when set, records every line a content result shows whole.
+	Sources *sourceset.Set
+
+	// Mode selects the result shape.
+	Mode Mode
+	// Matcher finds the matching lines.
+	Matcher *Matcher
+	// Glob filters the files walked (see GlobFilter); "" keeps all.
+	Glob string
+	// Before and After are the context lines around each match (Content).
+	Before, After int
+	// HeadLimit is the most entries kept; Offset entries are skipped first.
+	HeadLimit, Offset int
+	// ChunkBytes, when set, caps how much of a file is searched at once
+	// (tests shorten it); 0 is limits.SearchChunkBytes. Either way a grep
+	// with no context lines and no multiline pattern searches at most
+	// limits.SearchLineChunkBytes at once.
+	ChunkBytes int
+
+	// List lists the files to search as walk.Walk does; nil is walk.Walk.
+	// A resident file table (filetable.Set.Walk) answers without walking.
+	List Lister
+	// Filter, when set, hides files and directories from the listing on
+	// top of the glob (e.g. paths a sandbox denies). A filtered grep never
+	// continues a kept one: the kept one may have listed what this one hides.
+	Filter ListFilter
+	// Index, when set, narrows the listing to the files that can hold a
+	// match below Boundary (a content index).
+	Index Index
+	// Resume, when set, keeps where count and filesWithMatches greps
+	// stop, so the page that continues one starts there (see Resumes).
+	Resume *Resumes
+}
+
+// Index is a content index as grep uses it (contentindex.Set is one).
+type Index interface {
+	// Narrow drops the files of root's listing that cannot hold a match of
+	// re (the tree of a pattern size bytes long). It must keep, in order,
+	// every file that holds one.
+	Narrow(root string, re *syntax.Regexp, size int, files walk.Files) walk.Files
+	// Narrows reports whether Narrow can drop files of root now (an index
+	// is mapped and the pattern has something to look up): then the walk
+	// does not search the files it finds, as the index would skip most of
+	// them.
+	Narrows(root string, re *syntax.Regexp, size int) bool
+}
+
+// ListFilter hides entries of a listing, as walk.Options' Keep and Dir do.
+type ListFilter interface {
+	// Keep reports whether the file rel (named name) is listed.
+	Keep(rel, name string) bool
+	// Dir reports whether the directory rel is entered.
+	Dir(rel string) bool
+}
+
+// chunkBytes is how much of a file q searches at once: whole lines suffice
+// (limits.SearchLineChunkBytes) unless context lines or a multiline
+// pattern need more around a match.
+func (q *Query) chunkBytes() int {
+	c := cmp.Or(q.ChunkBytes, limits.SearchChunkBytes)
+	if !q.Matcher.multiline && q.Before == 0 && q.After == 0 {
+		c = min(c, limits.SearchLineChunkBytes)
+	}
+	return c
+}
+
+// Lister lists files exactly as walk.Walk does (Keep must not retain its
+// arguments). A listing that is Versioned lets a later page continue a
+// grep (see Resumes).
+type Lister func(ctx context.Context, opts walk.Options) (walk.Files, error)
+
+// list lists with l, or walk.Walk when l is nil.
+func (l Lister) list(ctx context.Context, opts walk.Options) (walk.Files, error) {
+	if l == nil {
+		files, err := walk.Walk(ctx, opts)
+		return walk.FileList(files), err
+	}
+	return l(ctx, opts)
+}
+
+// The result shapes are the wire types of tools/grep.
+type (
+	// Match is one entry of a content result.
+	Match = wire.GrepMatch
+	// ContentResult is the result of a Content grep.
+	ContentResult = wire.GrepContentResult
+	// FilesResult is the result of a FilesWithMatches grep.
+	FilesResult = wire.GrepFilesResult
+	// CountEntry is one file of a count result.
+	CountEntry = wire.GrepCountEntry
+	// CountResult is the result of a Count grep.
+	CountResult = wire.GrepCountResult
+	// Result is the result of a grep: exactly one of its fields is set, the
+	// one of the query's Mode.
+	Result = wire.GrepResult
+)
+
+// Grep walks q.Start, searches the files newest first and returns the
+// bounded Result of q's mode. The error is only ever the context's.
+//
+// Directories the glob cannot reach are not entered. A listing that walks
+// (no resident table answers it) searches files while the walk still runs,
+// unless q.Index says it will narrow them; the results are merged in
+// newest-first order all the same. With q.Resume set, a count or
+// filesWithMatches grep that continues one that stopped starts where it
+// stopped (see Resumes).
+func Grep(ctx context.Context, query *Query) (Result, error) {
+	q := *query
+	q.ChunkBytes = query.chunkBytes()
+	if q.Filter != nil {
+		q.Resume = nil
+	}
+	ex := &walk.Excluded{}
+	opts := walk.Options{Start: q.Start, Boundary: q.Boundary, Keep: GlobFilter(q.Glob), Dir: GlobDirs(q.Glob), Excluded: ex}
+	if f := q.Filter; f != nil {
+		keep, dir := opts.Keep, opts.Dir
+		opts.Keep = func(rel, name string) bool { return f.Keep(rel, name) && (keep == nil || keep(rel, name)) }
+		opts.Dir = func(rel string) bool { return f.Dir(rel) && (dir == nil || dir(rel)) }
+	}
+	key, resumable := q.keyOf()
+	resuming := resumable && q.Resume.has(key, q.Offset)
+	var o *overlap
+	if !resuming && (q.Index == nil || !q.Index.Narrows(q.Boundary, q.Matcher.Syntax(), q.Matcher.size)) {
+		o = startOverlap(ctx, &q)
+		opts.Open = o.open
+	}
+	files, err := q.List.list(ctx, opts)
+	if o != nil {
+		o.stop()
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	ignored := func() string { return IgnoredNotice(ctx, ex, q.Display, "files") }
+	c := &collector{q: &q, display: q.Display, sources: q.Sources, ignored: ignored}
+	version, from := versionOf(files), 0
+	var r *resume
+	if resumable {
+		r = q.Resume.take(key, version, q.Offset)
+	}
+	if r != nil && resuming {
+		files, from, c.skipped, c.next = r.files, r.next, q.Offset, r.next
+	} else if q.Index != nil {
+		files = q.Index.Narrow(q.Boundary, q.Matcher.Syntax(), q.Matcher.size, files)
+	}
+	res, err := run(ctx, &q, files, from, o, c)
+	if err == nil && resumable && c.more && c.skipped == q.Offset {
+		q.Resume.keep(&resume{key: key, version: version, files: files, next: c.next, emitted: q.Offset + c.kept})
+	}
+	return res, err
+}
+
+// run searches files[from:] in order with one worker per core, merging
+// results in order, and stops as soon as the collector is full. Workers claim batches of
+// limits.SearchBatchFiles consecutive files and may run
+// limits.SearchLookahead files per worker ahead of the merge.
+// Results o already holds are taken from it.
+func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, c *collector) (Result, error) {
+	if files.Len() == from {
+		return c.result(), nil
+	}
+	o.align(files, from)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	const batch = limits.SearchBatchFiles
+	nb := (files.Len() - from + batch - 1) / batch
+	workers := min(runtime.NumCPU(), nb)
+	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
+	for range cap(tokens) {
+		tokens <- struct{}{}
+	}
+	slots := make([]chan []fileResult, nb)
+	for i := range slots {
+		slots[i] = make(chan []fileResult, 1)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := &worker{q: q, maxMatches: q.Offset + q.HeadLimit + 1}
+			for {
+				select {
+				case <-tokens:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= nb {
+					return
+				}
+				lo := from + i*batch
+				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
+				for k := range rs {
+					if r, ok := o.result(lo+k, from); ok {
+						rs[k] = r
+						continue
+					}
+					f := files.At(lo + k)
+					rs[k] = g.file(ctx, f)
+					rs[k].abs, rs[k].pos = f.Abs, lo+k
+				}
+				slots[i] <- rs
+			}
+		}()
+	}
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	return merge(ctx, slots, tokens, c)
+}
+
+// merge hands the batches' results to c in file order until c is full.
+func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (Result, error) {
+	for i := range slots {
+		var rs []fileResult
+		select {
+		case rs = <-slots[i]:
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		}
+		tokens <- struct{}{}
+		for _, r := range rs {
+			if !c.add(r.abs, r) {
+				return c.finish(ctx)
+			}
+		}
+	}
+	return c.finish(ctx)
+}
