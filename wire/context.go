@@ -21,3 +21,24 @@ type CompactBudgets struct {
 type LoadParams struct {
 	CheckpointID string `json:"checkpointId"`
 }
+
+// CheckpointResult is the result of context/compact and of context/load
+// (SPEC §9): the rebuilt transcript saved as CheckpointID. context/load
+// answers the bytes context/compact answered.
+type CheckpointResult struct {
+	CheckpointID string `json:"checkpointId"`
+	// Messages is the rebuilt transcript: the input's messages in their
+	// order, each with every member it had, members sorted by name.
+	Messages json.RawMessage `json:"messages"`
+	Stats    CompactStats    `json:"stats"`
+}
+
+// CompactStats describes one compaction.
+type CompactStats struct {
+	// InputTokens is the token estimate of every input message's content.
+	InputTokens int `json:"inputTokens"`
+	// OutputTokens is the token estimate of every output message's content.
+	OutputTokens int `json:"outputTokens"`
+	// Shrunk lists, ascending, the indexes of the messages that were cut.
+	Shrunk []int `json:"shrunk"`
+}

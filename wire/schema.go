@@ -79,11 +79,15 @@ func InputSchema[T any](adjust func(p Props)) json.RawMessage {
 // OutputSchema is the JSON Schema of a tool's result type T or of the error
 // object (titled "ErrorObject"): an MCP isError result carries the error
 // object as structuredContent, and MCP clients validate it against
-// outputSchema. Both faces list the same outputSchema.
-func OutputSchema[T any]() json.RawMessage {
+// outputSchema. Both faces list the same outputSchema. adjust (may be nil)
+// describes what T's Go shape cannot, as InputSchema's does.
+func OutputSchema[T any](adjust func(p Props)) json.RawMessage {
 	res := mustFor[T](typeSchemas())
 	res.Title = reflect.TypeFor[T]().Name()
 	nonNullArrays(res)
+	if adjust != nil {
+		adjust(res.Properties)
+	}
 	return mustMarshal(&jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{res, errorObjectSchema()}})
 }
 

@@ -62,7 +62,7 @@ func TestInputSchemaAgreesWithDecoder(t *testing.T) {
 // TestOutputSchemaFitsEveryGrepMode: each grep variant encodes to what the
 // outputSchema admits, and decodes back to the same variant.
 func TestOutputSchemaFitsEveryGrepMode(t *testing.T) {
-	schema := OutputSchema[GrepResult]()
+	schema := OutputSchema[GrepResult](nil)
 	for _, r := range []GrepResult{
 		{Content: &GrepContentResult{Matches: []GrepMatch{{Path: "a", Line: 1, Text: "x"}}, Tags: map[string]string{"a": "0000"}, Count: 1, Files: 1}},
 		{Files: &GrepFilesResult{Files: []string{"a"}, Count: 1}},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // benchTranscript is 40 small turns, then a batch of 8 results of 48 to 76 KB
@@ -56,7 +58,7 @@ func BenchmarkCompactJSON(b *testing.B) {
 		}
 		if _, err := json.Marshal(struct {
 			M []Message
-			S Stats
+			S wire.CompactStats
 		}{out, st}); err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 // Budgets are the token budgets of one compaction.
@@ -37,16 +38,6 @@ func (b Budgets) Validate() error {
 	return nil
 }
 
-// Stats describes one compaction.
-type Stats struct {
-	// InputTokens is the token estimate of every input message's content.
-	InputTokens int `json:"inputTokens"`
-	// OutputTokens is the token estimate of every output message's content.
-	OutputTokens int `json:"outputTokens"`
-	// Shrunk lists, ascending, the indexes of the messages that were cut.
-	Shrunk []int `json:"shrunk"`
-}
-
 // ErrInvariant is wrapped by the error Compact returns when its own output
 // fails re-validation or re-estimation; such output is never returned.
 var ErrInvariant = errors.New("checkpoint invariant broken")
@@ -63,15 +54,15 @@ var markerTokens = limits.EstimateTokens(limits.CheckpointMarkerLine)
 // reduced to its marker, gives a *TranscriptError. The output is
 // re-validated and re-estimated before it is returned; the same input always
 // gives the same output.
-func Compact(msgs []Message, b Budgets) ([]Message, Stats, error) {
+func Compact(msgs []Message, b Budgets) ([]Message, wire.CompactStats, error) {
 	if err := b.Validate(); err != nil {
-		return nil, Stats{}, err
+		return nil, wire.CompactStats{}, err
 	}
 	if err := Validate(msgs); err != nil {
-		return nil, Stats{}, err
+		return nil, wire.CompactStats{}, err
 	}
 	out := make([]Message, len(msgs))
-	st := Stats{Shrunk: []int{}}
+	st := wire.CompactStats{Shrunk: []int{}}
 	for i, m := range msgs {
 		out[i] = m.clone()
 		st.InputTokens += limits.EstimateTokens(m.Content)
@@ -91,7 +82,7 @@ func Compact(msgs []Message, b Budgets) ([]Message, Stats, error) {
 		}
 		targets, ok := fill(tokens, b.BatchTokens)
 		if !ok {
-			return nil, Stats{}, invalid(bt.call,
+			return nil, wire.CompactStats{}, invalid(bt.call,
 				"its %d tool results cannot fit %d tokens even with each cut result reduced to the %d-token marker; raise budgets.batchTokens",
 				len(bt.results), b.BatchTokens, markerTokens)
 		}
@@ -106,7 +97,7 @@ func Compact(msgs []Message, b Budgets) ([]Message, Stats, error) {
 		st.OutputTokens += limits.EstimateTokens(m.Content)
 	}
 	if err := check(out, b); err != nil {
-		return nil, Stats{}, err
+		return nil, wire.CompactStats{}, err
 	}
 	return out, st, nil
 }

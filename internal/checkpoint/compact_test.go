@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func user(s string) Message      { return Message{Role: RoleUser, Content: s} }
@@ -348,7 +349,7 @@ func runCompaction(t *testing.T, msgs []Message, b Budgets) {
 // message not listed in st.Shrunk unchanged, every listed one a marked
 // head+tail of its original, the latest user message and every batch within
 // budget, and the token stats right.
-func checkCompaction(t *testing.T, in []Message, b Budgets, out []Message, st Stats) {
+func checkCompaction(t *testing.T, in []Message, b Budgets, out []Message, st wire.CompactStats) {
 	t.Helper()
 	require.Len(t, out, len(in))
 	require.NoError(t, Validate(out))

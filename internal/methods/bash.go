@@ -43,7 +43,7 @@ func bashMethod() Method {
 			wire.Default(wire.Range(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
 			p["workDoneToken"].Types = []string{"string", "integer"}
 		}),
-		OutputSchema: wire.OutputSchema[wire.BashResult](),
+		OutputSchema: wire.OutputSchema[wire.BashResult](nil),
 		Call:         bashCall,
 	}
 }

@@ -14,14 +14,6 @@ import (
 	"github.com/toolrpc/toolrpc/wire"
 )
 
-// checkpointResult is the result of both methods; Messages keep their
-// transcript shape, members sorted by name.
-type checkpointResult struct {
-	CheckpointID string               `json:"checkpointId"`
-	Messages     []checkpoint.Message `json:"messages"`
-	Stats        checkpoint.Stats     `json:"stats"`
-}
-
 // checkpointIDSchema gives checkpointId the pattern checkpoint.ValidID
 // checks.
 func checkpointIDSchema(p wire.Props) {
@@ -43,6 +35,10 @@ func transcriptSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "array", Items: msg}
 }
 
+// transcriptResult describes a checkpoint's messages: the transcript's
+// shape, every member kept.
+func transcriptResult(p wire.Props) { p["messages"] = transcriptSchema() }
+
 // compactMethod is context/compact.
 func compactMethod() Method {
 	return Method{
@@ -63,7 +59,8 @@ func compactMethod() Method {
 			wire.Default(wire.Range(b["userTokens"], limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens), limits.CheckpointUserTokens)
 			wire.Default(wire.Range(b["batchTokens"], limits.CheckpointMinBudgetTokens, limits.CheckpointMaxBudgetTokens), limits.CheckpointBatchTokens)
 		}),
-		Call: contextCompact,
+		OutputSchema: wire.OutputSchema[wire.CheckpointResult](transcriptResult),
+		Call:         contextCompact,
 	}
 }
 
@@ -74,8 +71,9 @@ func loadMethod() Method {
 		Describe: func(f Face) string {
 			return "Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId."
 		},
-		InputSchema: wire.InputSchema[wire.LoadParams](checkpointIDSchema),
-		Call:        contextLoad,
+		InputSchema:  wire.InputSchema[wire.LoadParams](checkpointIDSchema),
+		OutputSchema: wire.OutputSchema[wire.CheckpointResult](transcriptResult),
+		Call:         contextLoad,
 	}
 }
 
@@ -110,7 +108,11 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 	if err != nil {
 		return nil, transcriptError(err)
 	}
-	data, err := json.Marshal(checkpointResult{CheckpointID: p.CheckpointID, Messages: out, Stats: stats})
+	messages, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", p.CheckpointID, err)
+	}
+	data, err := json.Marshal(wire.CheckpointResult{CheckpointID: p.CheckpointID, Messages: messages, Stats: stats})
 	if err != nil {
 		return nil, fmt.Errorf("compact %s: %w", p.CheckpointID, err)
 	}

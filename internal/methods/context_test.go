@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,11 +9,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 
 	"github.com/toolrpc/toolrpc/internal/checkpoint"
 	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/wire"
 )
 
 func contextTestSession(t testing.TB) *Session {
@@ -43,6 +46,36 @@ func TestContextSchemasAreJSON(t *testing.T) {
 			require.False(t, m.Tool, "context methods are not agent tools")
 			require.True(t, json.Valid(m.InputSchema), "%s", m.InputSchema)
 		})
+	}
+}
+
+// TestContextResultFitsOutputSchema: both methods answer a
+// wire.CheckpointResult, and the outputSchema toolrpc-schemas prints for the
+// TypeScript client's types admits it and refuses one without its stats.
+func TestContextResultFitsOutputSchema(t *testing.T) {
+	s := contextTestSession(t)
+	res, e := contextTestCall(t, s, "context/compact",
+		`{"checkpointId":"c1","messages":[{"role":"user","content":"hi","x-host":{"kept":true}},{"role":"assistant","toolCalls":[{"id":"a","name":"read"}]},{"role":"tool","toolCallId":"a","content":"ok"}]}`)
+	require.Nil(t, e)
+	var typed wire.CheckpointResult
+	dec := json.NewDecoder(bytes.NewReader(res))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&typed))
+	require.Equal(t, "c1", typed.CheckpointID)
+	require.Contains(t, string(typed.Messages), `"x-host":{"kept":true}`, "unknown members are kept")
+	require.Equal(t, []int{}, typed.Stats.Shrunk)
+	for _, name := range []string{"context/compact", "context/load"} {
+		m, ok := Lookup(name)
+		require.True(t, ok)
+		var schema jsonschema.Schema
+		require.NoError(t, json.Unmarshal(m.OutputSchema, &schema), "%s", name)
+		rs, err := schema.Resolve(nil)
+		require.NoError(t, err)
+		var v any
+		require.NoError(t, json.Unmarshal(res, &v))
+		require.NoError(t, rs.Validate(v), "%s: %s", name, res)
+		delete(v.(map[string]any), "stats")
+		require.Error(t, rs.Validate(v), "%s: a result without stats fits", name)
 	}
 }
 

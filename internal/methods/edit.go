@@ -41,7 +41,7 @@ func editMethod() Method {
 			wire.Range(op.Properties["end"], 1, 0)
 			p["ops"] = &jsonschema.Schema{Type: "array", MinItems: wire.Ptr(1), MaxItems: wire.Ptr(limits.EditMaxOps), Items: op}
 		}),
-		OutputSchema: wire.OutputSchema[wire.EditResult](),
+		OutputSchema: wire.OutputSchema[wire.EditResult](nil),
 		Call:         editCall,
 	}
 }

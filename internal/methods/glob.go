@@ -30,7 +30,7 @@ func globMethod() Method {
 			wire.Default(wire.Range(p["limit"], 1, limits.GlobMaxLimit), limits.GlobDefaultLimit)
 			wire.Default(wire.Range(p["offset"], 0, 0), 0)
 		}),
-		OutputSchema: wire.OutputSchema[wire.GlobResult](),
+		OutputSchema: wire.OutputSchema[wire.GlobResult](nil),
 		Call:         globCall,
 	}
 }

@@ -36,7 +36,7 @@ func grepMethod() Method {
 			}
 			wire.Default(wire.Range(p["headLimit"], 1, 0), limits.GrepDefaultHeadLimit)
 		}),
-		OutputSchema: wire.OutputSchema[wire.GrepResult](),
+		OutputSchema: wire.OutputSchema[wire.GrepResult](nil),
 		Call:         grepCall,
 	}
 }

@@ -46,7 +46,7 @@ func processStartMethod() Method {
 			wire.Default(wire.Range(p["cols"], limits.ProcessMinCols, limits.ProcessMaxCols), limits.ProcessDefaultCols)
 			wire.Default(wire.Range(p["rows"], limits.ProcessMinRows, limits.ProcessMaxRows), limits.ProcessDefaultRows)
 		}),
-		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](nil),
 		Call:         processStartCall,
 	}
 }
@@ -61,7 +61,7 @@ func processReadMethod() Method {
 			wire.Range(p["since"], 0, 0)
 			wire.Range(p["tailLines"], 1, 0)
 		}),
-		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](nil),
 		Call:         processReadCall,
 	}
 }
@@ -74,7 +74,7 @@ func processWriteMethod() Method {
 			"to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data \"yes\\n\". %s %s",
 			limits.ProcessWriteMaxBytes/limits.KB, process.KeyNames, waitDoc, replyDoc)),
 		InputSchema:  processSchema[wire.ProcessWriteParams](nil),
-		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](nil),
 		Call:         processWriteCall,
 	}
 }
@@ -91,7 +91,7 @@ func processSignalMethod() Method {
 			p["signal"].Enum = wire.Enum(strings.Fields(process.SignalNames))
 			wire.Default(wire.Range(p["graceMs"], 0, limits.ProcessMaxGraceMs), limits.ProcessDefaultGraceMs)
 		}),
-		OutputSchema: wire.OutputSchema[wire.ProcessReply](),
+		OutputSchema: wire.OutputSchema[wire.ProcessReply](nil),
 		Call:         processSignalCall,
 	}
 }
@@ -103,7 +103,7 @@ func processListMethod() Method {
 		Describe: always(fmt.Sprintf("Lists the session's processes: every live one (at most %d) and the exited ones kept (the last %d), with state, reason, prompt, ports and log, without output.",
 			limits.ProcessMaxLive, limits.ProcessMaxExited)),
 		InputSchema:  wire.InputSchema[struct{}](nil),
-		OutputSchema: wire.OutputSchema[wire.ProcessList](),
+		OutputSchema: wire.OutputSchema[wire.ProcessList](nil),
 		Call:         processListCall,
 	}
 }

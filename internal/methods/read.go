@@ -33,7 +33,7 @@ func readMethod() Method {
 			wire.Default(wire.Range(p["offset"], 1, 0), 1)
 			wire.Default(wire.Range(p["limit"], 1, limits.ReadMaxLimit), limits.ReadDefaultLimit)
 		}),
-		OutputSchema: wire.OutputSchema[wire.ReadResult](),
+		OutputSchema: wire.OutputSchema[wire.ReadResult](nil),
 		Call:         readCall,
 	}
 }

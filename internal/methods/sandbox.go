@@ -23,7 +23,7 @@ func sandboxUpdateMethod() Method {
 		}),
 		// Not for tools/list: cmd/toolrpc-schemas prints it, so the
 		// TypeScript client's types are generated from it.
-		OutputSchema: wire.OutputSchema[wire.SandboxState](),
+		OutputSchema: wire.OutputSchema[wire.SandboxState](nil),
 		Call:         sandboxUpdateCall,
 	}
 }

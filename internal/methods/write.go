@@ -28,7 +28,7 @@ func writeMethod() Method {
 				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "."
 		},
 		InputSchema:  wire.InputSchema[wire.WriteParams](nil),
-		OutputSchema: wire.OutputSchema[wire.WriteResult](),
+		OutputSchema: wire.OutputSchema[wire.WriteResult](nil),
 		Call:         writeCall,
 	}
 }

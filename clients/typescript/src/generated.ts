@@ -2,6 +2,24 @@
 // (inputSchema: params; outputSchema: results). DO NOT EDIT.
 // Regenerate with `npm run generate`; test/drift.test.mjs fails when this file is stale.
 
+export interface CheckpointResult {
+  checkpointId: string;
+  messages: {
+    content?: string;
+    role: "user" | "assistant" | "tool";
+    toolCallId?: string;
+    toolCalls?: {
+      id: string;
+      name: string;
+    }[];
+  }[];
+  stats: {
+    inputTokens: number;
+    outputTokens: number;
+    shrunk: number[];
+  };
+}
+
 /** tools/grep with outputMode "content" */
 export interface GrepContentResult {
   matches: GrepMatch[];
@@ -567,6 +585,39 @@ export interface WriteResult {
   encoding?: string;
 }
 
+/** Params of context/compact (a host method, not a tool): Rebuilds a bounded model context from a transcript and persists it as checkpointId. The latest user message over 20000 tokens keeps 75% head / 25% tail of its budget around the line "[checkpoint truncated: this message crossed the retained context budget]"; a batch of tool results answering one assistant message, over 32000 tokens in total, is cut largest-first until it fits, every call keeping exactly one result. budgets.userTokens and budgets.batchTokens may be 256..16777216. Tokens are ceil(UTF-8 bytes / 4) of each content. The transcript itself is never modified. */
+export interface ContextCompactParams {
+  /** (pattern "^[A-Za-z0-9._-]{1,64}$") */
+  checkpointId: string;
+  messages: {
+    content?: string;
+    role: "user" | "assistant" | "tool";
+    toolCallId?: string;
+    toolCalls?: {
+      id: string;
+      name: string;
+    }[];
+  }[];
+  budgets?: null | {
+    /** (minimum 256, maximum 16777216, default 20000) */
+    userTokens?: null | number;
+    /** (minimum 256, maximum 16777216, default 32000) */
+    batchTokens?: null | number;
+  };
+}
+
+/** Result of context/compact. */
+export type ContextCompactResult = CheckpointResult;
+
+/** Params of context/load (a host method, not a tool): Returns the checkpoint context/compact saved as checkpointId in this session, byte for byte, also after a restart with the same dataDir and sessionId. */
+export interface ContextLoadParams {
+  /** (pattern "^[A-Za-z0-9._-]{1,64}$") */
+  checkpointId: string;
+}
+
+/** Result of context/load. */
+export type ContextLoadResult = CheckpointResult;
+
 /** Params of sandbox/update (a host method, not a tool): Replaces the session's sandbox policy (mode, network, writable, denyRead, protect) from the next call on; calls already running keep theirs. Returns the policy now in force, as initialize states it. */
 export interface SandboxUpdateParams {
   /** auto (default), off, read-only or workspace-write */
@@ -607,5 +658,7 @@ export interface ToolTypes {
 
 /** Params and result type of each host method tools/list does not list. */
 export interface HostMethodTypes {
+  "context/compact": { params: ContextCompactParams; result: ContextCompactResult };
+  "context/load": { params: ContextLoadParams; result: ContextLoadResult };
   "sandbox/update": { params: SandboxUpdateParams; result: SandboxUpdateResult };
 }
