@@ -281,7 +281,8 @@ type callTrace struct {
 	id        jsonrpc.ID
 	progress  []mcpProgress
 	replied   bool
-	afterBye  int // progress notifications after the response or the cancel
+	afterBye  int // progress notifications after the response, or after the cancel was surely read
+	inFlight  int // progress notifications between sending the cancel and knowing the server read it
 	cancelled bool
 }
 
@@ -289,13 +290,21 @@ type callTrace struct {
 // call answered with an input request, such as the first one asking for the
 // client's roots, is retried as a new request) and collects its
 // notifications and reply in wire order.
+//
+// A cancel is surely read once the reply to a request sent after it arrives:
+// the server reads its input in order. Progress the server wrote before it
+// read the cancel may still reach the client after the cancel was sent (a
+// pipe, or ssh, holds it); that is inFlight, not afterBye.
 func (s *mcpServer) trace(t testing.TB, token string) callTrace {
 	t.Helper()
 	var tr callTrace
 	found, done := false, false
+	sentAfterCancel := map[jsonrpc.ID]bool{}
 	for _, m := range s.rec.messages() {
 		req, isReq := m.msg.(*jsonrpc.Request)
 		switch {
+		case m.out && isReq && tr.cancelled && !done && req.ID.IsValid():
+			sentAfterCancel[req.ID] = true
 		case m.out && isReq && req.Method == "tools/call":
 			var p struct {
 				Meta struct {
@@ -312,7 +321,7 @@ func (s *mcpServer) trace(t testing.TB, token string) callTrace {
 			}
 			require.NoError(t, json.Unmarshal(req.Params, &p))
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id == tr.id {
-				tr.cancelled, done = true, true
+				tr.cancelled = true
 			}
 		case !m.out && isReq && req.Method == "notifications/progress" && found:
 			var p mcpProgress
@@ -320,14 +329,19 @@ func (s *mcpServer) trace(t testing.TB, token string) callTrace {
 			if p.ProgressToken != token {
 				continue
 			}
-			if done {
+			switch {
+			case done:
 				tr.afterBye++
-			} else {
+			case tr.cancelled:
+				tr.inFlight++
+			default:
 				tr.progress = append(tr.progress, p)
 			}
 		case !m.out && !isReq && found:
 			if resp := m.msg.(*jsonrpc.Response); resp.ID == tr.id {
 				tr.replied, done = true, true
+			} else if sentAfterCancel[resp.ID] {
+				done = true
 			}
 		}
 	}
