@@ -45,6 +45,9 @@ func (c *campaign) replayActions(ctx context.Context, s *session, log []action, 
 				}
 				switch {
 				case a.Call != nil:
+					if a.Call.Expect != nil {
+						s.sl.addVersion(a.Call.File, *a.Call.Expect)
+					}
 					o := s.do(ctx, w, a.Call)
 					c.checkOutcome(s, a.Call, o, nil)
 				case a.Fault == "none", a.Fault == "low-nofile", a.Fault == "disk-full", a.Fault == "data-read-only":

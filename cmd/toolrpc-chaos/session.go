@@ -88,6 +88,10 @@ type call struct {
 	Params   json.RawMessage `json:"params,omitempty"`
 	CancelMs int64           `json:"cancelMs,omitempty"` // $/cancelRequest after this long; 0 never
 	Progress bool            `json:"progress,omitempty"`
+	// File and Expect: the edits/ file an edit or write changes and the
+	// bytes it must leave there, so a replay knows them too.
+	File   string  `json:"file,omitempty"`
+	Expect *string `json:"expect,omitempty"`
 }
 
 // outcome is how a call ended: a result, an error reply, or a transport

@@ -71,7 +71,15 @@ func (w *worker) step(ctx context.Context) {
 
 // send makes a call with params, perhaps cancelled, and checks its outcome.
 func (w *worker) send(ctx context.Context, method string, params any) outcome {
-	c := &call{Method: method, Params: mustJSON(params)}
+	return w.sendFile(ctx, method, params, "", nil)
+}
+
+// sendFile is send for a call that leaves expect in the edits/ file rel.
+func (w *worker) sendFile(ctx context.Context, method string, params any, rel string, expect *string) outcome {
+	c := &call{Method: method, Params: mustJSON(params), File: rel, Expect: expect}
+	if expect != nil {
+		w.s.sl.addVersion(rel, *expect)
+	}
 	if w.rng.IntN(5) == 0 {
 		c.CancelMs = 1 + w.rng.Int64N(1500)
 	}
@@ -275,13 +283,13 @@ func (w *worker) edit(ctx context.Context) {
 		op = map[string]any{"op": "delete", "start": start, "end": end}
 		out = append(append(out, lines[:start-1]...), lines[end:]...)
 	}
-	tag := r.Tag
+	tag, expect := r.Tag, strings.Join(out, "")
 	if w.rng.IntN(8) == 0 {
 		tag = "0000" // stale: must be refused, file unchanged
-	} else {
-		w.s.sl.addVersion(rel, strings.Join(out, ""))
+		w.send(ctx, "tools/edit", map[string]any{"path": rel, "tag": tag, "ops": []any{op}})
+		return
 	}
-	w.send(ctx, "tools/edit", map[string]any{"path": rel, "tag": tag, "ops": []any{op}})
+	w.sendFile(ctx, "tools/edit", map[string]any{"path": rel, "tag": tag, "ops": []any{op}}, rel, &expect)
 }
 
 func withNL(ls []string) []string {
@@ -313,8 +321,7 @@ func (w *worker) write(ctx context.Context) {
 	}
 	var content string
 	_ = json.Unmarshal(mustJSON(b.String()), &content)
-	w.s.sl.addVersion(rel, content)
-	w.send(ctx, "tools/write", map[string]any{"path": rel, "content": content, "encoding": "utf-8"})
+	w.sendFile(ctx, "tools/write", map[string]any{"path": rel, "content": content, "encoding": "utf-8"}, rel, &content)
 }
 
 // process drives the session's processes: start, read, write, signal, list.
