@@ -187,6 +187,13 @@ func (c *campaign) mutate(sl *slot, name string, rng *rand.Rand) error {
 		}
 		return os.Rename(tmp, filepath.Join(ws, ".gitignore"))
 	case "root-recreate":
+		// The copy is made aside and renamed in: anything that recreated
+		// the root meanwhile (a command's mkdir -p) is removed again.
+		tmp := ws + ".new"
+		_ = os.RemoveAll(tmp)
+		if err := copyTree(c.template, tmp); err != nil {
+			return err
+		}
 		if err := os.RemoveAll(ws); err != nil {
 			return err
 		}
@@ -195,7 +202,14 @@ func (c *campaign) mutate(sl *slot, name string, rng *rand.Rand) error {
 		sl.saneIgnore = true
 		sl.mu.Unlock()
 		sl.resetVersions(c.template)
-		return copyTree(c.template, ws)
+		var err error
+		for range 5 {
+			_ = os.RemoveAll(ws)
+			if err = os.Rename(tmp, ws); err == nil {
+				return nil
+			}
+		}
+		return err
 	}
 	return fmt.Errorf("unknown fault %s", name)
 }

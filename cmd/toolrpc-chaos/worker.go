@@ -396,8 +396,11 @@ func (w *worker) compact(ctx context.Context) {
 	}
 	msgs = append(msgs, map[string]any{"role": "assistant", "content": "", "toolCalls": tc})
 	for i := range calls {
+		// Each result stays under 2 MB: a request over the 64 MB frame
+		// limit is refused with a null id, which ends the client's session.
+		unit := w.s.c.corpus.pick(w.rng, "text") + " result "
 		msgs = append(msgs, map[string]any{"role": "tool", "toolCallId": fmt.Sprintf("c%d", i),
-			"content": strings.Repeat(w.s.c.corpus.pick(w.rng, "text")+" result ", 1+w.rng.IntN(3000))})
+			"content": strings.Repeat(unit, 1+w.rng.IntN(max(1, min(3000, (2<<20)/len(unit)))))})
 	}
 	if w.rng.IntN(10) == 0 {
 		msgs = append(msgs, map[string]any{"role": "bogus"})
