@@ -165,8 +165,10 @@ func (c *campaign) checkFiles(s *session) {
 	ents, _ := os.ReadDir(filepath.Join(sl.ws, "edits"))
 	for _, e := range ents {
 		if ok, _ := filepath.Match(".*.toolrpc-*.tmp", e.Name()); ok && s.killed() {
-			// atomicfile's documented leftover of a writer killed before
-			// its rename: the target is intact, the temp file recognisable.
+			// atomicfile's documented leftover of a writer killed between
+			// naming its temporary file and the rename (on Linux the file is
+			// unnamed until then): the target is intact, the file
+			// recognisable.
 			c.stats.count("temp files left by a killed writer", 1)
 			_ = os.Remove(filepath.Join(sl.ws, "edits", e.Name()))
 			continue

@@ -6,8 +6,14 @@
 // Content is written to a temporary file in the target's directory (so the
 // final rename never crosses a file system), synced, given the target's mode
 // (and owner, where permitted), renamed over the target, and the directory is
-// synced. A process killed before the rename leaves the target untouched and
-// at most one temporary file named ".<base>.toolrpc-*.tmp" beside it.
+// synced. A process killed before the rename leaves the target untouched.
+//
+// On Linux the temporary file is unnamed (O_TMPFILE) while it is written: a
+// killed writer leaves nothing behind. Commit links it as
+// ".<base>.toolrpc-*.tmp" just before the rename, so only a kill between
+// those two calls leaves that file. Elsewhere, on file systems without
+// O_TMPFILE, and without /proc, the file has that name from the start, and a
+// killed writer leaves at most one such file beside the target.
 //
 // Renaming replaces the directory entry: other hard links to the old file keep
 // the old content, and a symlink must be resolved by the caller first.

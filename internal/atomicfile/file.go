@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // TempPattern is the os.CreateTemp pattern of the temporary file beside a
@@ -24,22 +27,29 @@ func TempPattern(base string) string {
 type File struct {
 	f      *os.File
 	target string
-	done   bool
+	// unnamed marks an O_TMPFILE file: it has no name until Commit links
+	// it beside the target, just before the rename.
+	unnamed bool
+	done    bool
 }
 
 // Create starts writing a new content for path, which will get mode perm
 // (permission and setuid/setgid/sticky bits). The directory must exist.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), TempPattern(filepath.Base(path)))
-	if err != nil {
-		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
+	a := &File{target: path}
+	a.f, a.unnamed = createUnnamed(filepath.Dir(path))
+	if a.f == nil {
+		f, err := os.CreateTemp(filepath.Dir(path), TempPattern(filepath.Base(path)))
+		if err != nil {
+			return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
+		}
+		a.f = f
 	}
-	if err := f.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
+	if err := a.f.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+		a.discard()
 		return nil, fmt.Errorf("chmod temporary file for %s: %w", path, err)
 	}
-	return &File{f: f, target: path}, nil
+	return a, nil
 }
 
 // Replace starts writing a new content for the existing regular file like
@@ -54,8 +64,17 @@ func Replace(path string, like fs.FileInfo) (*File, error) {
 	return a, nil
 }
 
-// Name returns the temporary file's path.
+// Name returns the temporary file's path, or a description of it while it
+// has none (an unnamed file on Linux).
 func (a *File) Name() string { return a.f.Name() }
+
+// discard closes the temporary file and removes its name, if it has one.
+func (a *File) discard() {
+	_ = a.f.Close()
+	if !a.unnamed {
+		_ = os.Remove(a.f.Name())
+	}
+}
 
 // Write writes to the temporary file.
 func (a *File) Write(p []byte) (int, error) { return a.f.Write(p) }
@@ -68,12 +87,20 @@ func (a *File) Commit() error {
 		return errors.New("atomicfile: commit after commit or abort")
 	}
 	a.done = true
-	name := a.f.Name()
 	if err := a.f.Sync(); err != nil {
-		_ = a.f.Close()
-		_ = os.Remove(name)
-		return fmt.Errorf("sync %s: %w", name, err)
+		a.discard()
+		return fmt.Errorf("sync %s: %w", a.f.Name(), err)
 	}
+	if a.unnamed {
+		named, err := a.link()
+		if err != nil {
+			a.discard()
+			return err
+		}
+		_ = a.f.Close()
+		a.f, a.unnamed = named, false
+	}
+	name := a.f.Name()
 	if err := a.f.Close(); err != nil {
 		_ = os.Remove(name)
 		return fmt.Errorf("close %s: %w", name, err)
@@ -90,14 +117,35 @@ func (a *File) Commit() error {
 	return nil
 }
 
+// link gives the unnamed file a temporary name beside the target and
+// returns it open under that name.
+func (a *File) link() (*os.File, error) {
+	for range 10000 {
+		name := filepath.Join(filepath.Dir(a.target), strings.Replace(TempPattern(filepath.Base(a.target)), "*", strconv.FormatUint(rand.Uint64(), 36), 1))
+		err := linkUnnamed(a.f, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("name temporary file for %s: %w", a.target, err)
+		}
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		if err != nil {
+			_ = os.Remove(name)
+			return nil, fmt.Errorf("open temporary file for %s: %w", a.target, err)
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("name temporary file for %s: every name tried exists", a.target)
+}
+
 // Abort discards the temporary file. It is a no-op after Commit or Abort.
 func (a *File) Abort() {
 	if a.done {
 		return
 	}
 	a.done = true
-	_ = a.f.Close()
-	_ = os.Remove(a.f.Name())
+	a.discard()
 }
 
 // WriteFile atomically replaces (or creates) path with data and mode perm.
