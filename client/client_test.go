@@ -21,6 +21,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
+	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/lspframe"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -111,6 +112,20 @@ func TestCall_ErrorReply(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, int64(-32601), e.Code)
 	require.Empty(t, e.Kind)
+}
+
+// TestCall_OverFrameLimitRefusedHere: a request over MAX_FRAME_BYTES is
+// refused by the client, which the server could only answer with a reply
+// of null id; the connection serves the next call. (The fault campaign's
+// driver lost its whole connection to such a reply.)
+func TestCall_OverFrameLimitRefusedHere(t *testing.T) {
+	c, _, _ := start(t, map[string]string{"a.txt": "a\n"})
+	big := strings.Repeat("x", limits.MaxFrameBytes)
+	_, err := c.Write(context.Background(), wire.WriteParams{Path: "big.txt", Content: &big})
+	require.ErrorContains(t, err, "over the server's frame limit")
+	res, err := c.Read(context.Background(), wire.ReadParams{Path: "a.txt"})
+	require.NoError(t, err)
+	require.Contains(t, res.Content, "a")
 }
 
 // TestCall_ProgressBeforeReply: every $/progress of a call reaches its

@@ -327,6 +327,11 @@ func (c *Conn) write(msg request) error {
 	if err != nil {
 		return &encodeError{err}
 	}
+	if len(body) > limits.MaxFrameBytes {
+		// The server would answer it with a reply it cannot give this
+		// call's id, so the call is refused here and the connection kept.
+		return &encodeError{fmt.Errorf("the message is %d bytes, over the server's frame limit of %d (MAX_FRAME_BYTES)", len(body), limits.MaxFrameBytes)}
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := lspframe.Write(c.w, body); err != nil {
