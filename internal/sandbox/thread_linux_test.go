@@ -171,6 +171,7 @@ func TestThreadRetires(t *testing.T) {
 	var out bytes.Buffer
 	g, err := procgroup.Start(procgroup.Spec{Command: "sleep 0.5; echo slept", Dir: ws, Stdout: &out, Stderr: &out, Fork: r.Fork()})
 	require.NoError(t, err)
+	t.Logf("kill mode %s", procgroup.Mode())
 	if procgroup.Mode() == "cgroup" {
 		own, err := os.ReadFile("/proc/self/cgroup")
 		require.NoError(t, err)
@@ -193,3 +194,38 @@ func TestThreadRetires(t *testing.T) {
 	require.Equal(t, 0, code, text)
 	require.Eventually(t, func() bool { return confinedThreads(t) == before }, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestThreadTreeKill checks that a command forked from the confined thread
+// is killed whole: a background child it started dies with it.
+func TestThreadTreeKill(t *testing.T) {
+	r, env := threadPolicy(t, wire.SandboxPolicy{})
+	defer r.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	g, err := procgroup.Start(procgroup.Spec{Command: "setsid sleep 60 >/dev/null 2>&1 & echo $!; wait", Dir: env.Roots[0],
+		Stdout: writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(b) }), Fork: r.Fork()})
+	require.NoError(t, err)
+	var child int
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, err := fmt.Sscanf(out.String(), "%d\n", &child)
+		return err == nil
+	}, 5*time.Second, 5*time.Millisecond)
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	g.Kill()
+	waited := make(chan struct{})
+	go func() { _, _ = g.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait did not return: the command's processes outlived Kill")
+	}
+	require.Eventually(t, func() bool { return syscall.Kill(child, 0) == syscall.ESRCH }, 5*time.Second, 10*time.Millisecond,
+		"the command's child %d outlived Kill", child)
+}
+
+// writerFunc is an io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
