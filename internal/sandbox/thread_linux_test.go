@@ -20,12 +20,16 @@ import (
 	"github.com/toolrpc/toolrpc/wire"
 )
 
-// threadPolicy resolves policy for a fresh testEnv on this machine, or
-// skips where no confined thread forks commands.
-func threadPolicy(t *testing.T, policy wire.SandboxPolicy) (*Resolved, Env) {
+// threadPolicy resolves policy for a fresh testEnv on this machine (as one
+// without a mount namespace, Landlock alone, with landlockOnly), or skips
+// where no confined thread forks commands.
+func threadPolicy(t *testing.T, policy wire.SandboxPolicy, landlockOnly bool) (*Resolved, Env) {
 	t.Helper()
 	env := testEnv(t)
 	env.Machine = Probe()
+	if landlockOnly {
+		env.Machine.MountNS = false
+	}
 	if env.Machine.LandlockABI == 0 {
 		t.Skip("no Landlock")
 	}
@@ -59,7 +63,12 @@ func confinedThreads(t *testing.T) int {
 // commands are forked, writes outside the writable set and connects over
 // TCP.
 func TestThreadConfinesOnlyItself(t *testing.T) {
-	r, env := threadPolicy(t, wire.SandboxPolicy{Network: wire.NetworkOff})
+	t.Run("mount namespace", func(t *testing.T) { testThreadConfinesOnlyItself(t, false) })
+	t.Run("Landlock alone", func(t *testing.T) { testThreadConfinesOnlyItself(t, true) })
+}
+
+func testThreadConfinesOnlyItself(t *testing.T, landlockOnly bool) {
+	r, env := threadPolicy(t, wire.SandboxPolicy{Network: wire.NetworkOff}, landlockOnly)
 	defer r.Close()
 	before := confinedThreads(t)
 	ws := env.Roots[0]
@@ -165,7 +174,7 @@ func TestThreadSeesNewGit(t *testing.T) {
 // with Pdeathsig dies with the thread that forked it), and a command forked
 // after Close has a thread that ends with it.
 func TestThreadRetires(t *testing.T) {
-	r, env := threadPolicy(t, wire.SandboxPolicy{})
+	r, env := threadPolicy(t, wire.SandboxPolicy{}, false)
 	ws := env.Roots[0]
 	before := confinedThreads(t)
 	var out bytes.Buffer
@@ -198,7 +207,7 @@ func TestThreadRetires(t *testing.T) {
 // TestThreadTreeKill checks that a command forked from the confined thread
 // is killed whole: a background child it started dies with it.
 func TestThreadTreeKill(t *testing.T) {
-	r, env := threadPolicy(t, wire.SandboxPolicy{})
+	r, env := threadPolicy(t, wire.SandboxPolicy{}, false)
 	defer r.Close()
 	var mu sync.Mutex
 	var out bytes.Buffer
