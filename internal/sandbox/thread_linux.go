@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -192,11 +193,17 @@ func (t *thread) serve(policy confine.Policy, ready chan<- error) {
 		ready <- err
 		return
 	}
+	confinedLive.Add(1)
+	defer confinedLive.Add(-1)
 	ready <- nil
 	for f := range t.work {
 		f()
 	}
 }
+
+// confinedLive counts the confined threads whose goroutine has not
+// returned (a thread ends just after).
+var confinedLive atomic.Int64
 
 // denyDirs returns the directories that hold a denied path or glob below
 // them: Landlock grants each of their entries on its own, so an entry added

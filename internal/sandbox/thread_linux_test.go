@@ -41,6 +41,15 @@ func threadPolicy(t *testing.T, policy wire.SandboxPolicy, landlockOnly bool) (*
 	return r, env
 }
 
+// requireOnlyConfined checks that the threads of this process with
+// no_new_privs are the confined threads, and no other: a retired one may
+// take a moment to end after its goroutine returned.
+func requireOnlyConfined(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool { return confinedThreads(t) == int(confinedLive.Load()) }, 5*time.Second, 5*time.Millisecond,
+		"%d threads have no_new_privs, %d are confined", confinedThreads(t), confinedLive.Load())
+}
+
 // confinedThreads counts this process's threads with no_new_privs: the
 // sandbox's confined threads, as the server sets it on no other.
 func confinedThreads(t *testing.T) int {
@@ -70,7 +79,6 @@ func TestThreadConfinesOnlyItself(t *testing.T) {
 func testThreadConfinesOnlyItself(t *testing.T, landlockOnly bool) {
 	r, env := threadPolicy(t, wire.SandboxPolicy{Network: wire.NetworkOff}, landlockOnly)
 	defer r.Close()
-	before := confinedThreads(t)
 	ws := env.Roots[0]
 	outside := filepath.Join(filepath.Dir(ws), "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -127,7 +135,8 @@ func testThreadConfinesOnlyItself(t *testing.T, landlockOnly bool) {
 	for err := range errs {
 		t.Error(err)
 	}
-	require.Equal(t, before+1, confinedThreads(t), "threads with no_new_privs")
+	require.Positive(t, confinedLive.Load())
+	requireOnlyConfined(t)
 	ents, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	for _, e := range ents {
@@ -176,7 +185,7 @@ func TestThreadSeesNewGit(t *testing.T) {
 func TestThreadRetires(t *testing.T) {
 	r, env := threadPolicy(t, wire.SandboxPolicy{}, false)
 	ws := env.Roots[0]
-	before := confinedThreads(t)
+	before := confinedLive.Load()
 	var out bytes.Buffer
 	g, err := procgroup.Start(procgroup.Spec{Command: "sleep 0.5; echo slept", Dir: ws, Stdout: &out, Stderr: &out, Fork: r.Fork()})
 	require.NoError(t, err)
@@ -188,20 +197,22 @@ func TestThreadRetires(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEqual(t, string(own), string(its), "the command is not in a call cgroup")
 	}
-	require.Equal(t, before+1, confinedThreads(t))
+	require.Equal(t, before+1, confinedLive.Load())
 	r.Close()
 	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, syscall.Kill(g.Pid(), 0), "the command died with its thread's retirement")
-	require.Equal(t, before+1, confinedThreads(t), "the thread ended before its command")
+	require.Equal(t, before+1, confinedLive.Load(), "the thread ended before its command")
 	st, err := g.Wait()
 	require.NoError(t, err)
 	require.Equal(t, 0, st.ExitCode, out.String())
 	require.Equal(t, "slept\n", out.String())
-	require.Eventually(t, func() bool { return confinedThreads(t) == before }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return confinedLive.Load() == before }, 5*time.Second, 10*time.Millisecond)
+	requireOnlyConfined(t)
 
 	code, text := runIn(t, r, ws, "echo after")
 	require.Equal(t, 0, code, text)
-	require.Eventually(t, func() bool { return confinedThreads(t) == before }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return confinedLive.Load() == before }, 5*time.Second, 10*time.Millisecond)
+	requireOnlyConfined(t)
 }
 
 // TestThreadTreeKill checks that a command forked from the confined thread
