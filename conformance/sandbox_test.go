@@ -547,6 +547,14 @@ func TestSandbox_ProcessesConfined(t *testing.T) {
 			"command": "echo evil >> " + b.home + "/.bashrc; echo done", "wait": map[string]any{"until": []string{"exit"}}}))
 		require.Equal(t, "exited", reply.State)
 		require.Equal(t, "# rc\n", fileText(t, b.home+"/.bashrc"))
+		// A pty's shell is confined too, and its terminal works.
+		reply = decode[procReply](t, b.s.call(t, "tools/process/start", map[string]any{
+			"command": "echo evil >> " + b.home + "/.bashrc; echo ok > in-ws; tty -s && echo x > $(tty) && echo on-a-tty", "mode": "pty",
+			"wait": map[string]any{"until": []string{"exit"}}}))
+		require.Equal(t, "exited", reply.State, reply.Output)
+		require.Contains(t, reply.Output, "on-a-tty")
+		require.Equal(t, "# rc\n", fileText(t, b.home+"/.bashrc"))
+		require.Equal(t, "ok\n", fileText(t, b.ws+"/in-ws"))
 
 		serve := "python3 -c 'import http.server as h; s=h.HTTPServer((\"127.0.0.1\",0),h.SimpleHTTPRequestHandler); print(\"port\",s.server_port,flush=True); s.serve_forever()'"
 		reply = decode[procReply](t, b.s.call(t, "tools/process/start", map[string]any{

@@ -46,14 +46,10 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	} else if closeAfterStart, err = g.pipes(cmd, &spec); err != nil {
 		return nil, err
 	}
-	fork := spec.Fork
-	if spec.TTY != nil {
-		fork = nil
-	}
-	if spec.Wrap != nil && fork == nil {
+	if spec.Wrap != nil && spec.Fork == nil {
 		cmd.Path, cmd.Args = spec.Wrap(cmd.Path, cmd.Args, cmd.SysProcAttr)
 	}
-	cmd, err = g.spawn(ctx, cmd, spec.noCgroup, fork)
+	cmd, err = g.spawn(ctx, cmd, spec.noCgroup, spec.Fork)
 	closeAll(closeAfterStart)
 	if err != nil {
 		closeAll(g.outs)

@@ -62,8 +62,8 @@ type Spec struct {
 	// The program must exec the shell in its own place, keeping the pid (the
 	// sandbox's wrapper does).
 	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
-	// Fork, when set, forks the shell of a command without TTY in place of
-	// Wrap (Unix only): it calls start, which forks the shell, on the
+	// Fork, when set, forks the shell in place of Wrap (Unix only): it
+	// calls start, which forks the shell, on the
 	// thread the shell must be forked from (the sandbox's confined thread),
 	// and returns done, which the Group calls once the shell is reaped.
 	// Everything else of the start (the cgroup, the pipes) is done on the

@@ -27,9 +27,8 @@
 // a root's .git, the directories on the way to a denied path, the mount
 // table), and retired by Close once its commands are reaped.
 //
-// Resolved.Wrap starts a pty's shell, and every shell of a server that is
-// not root (a mount namespace through a user namespace needs a process of
-// its own): it starts the shell so that this binary, re-executed with a
+// Resolved.Wrap starts the shells of a server that is not root (a mount
+// namespace through a user namespace needs a process of its own): it starts the shell so that this binary, re-executed with a
 // hidden first argument (dispatched by package confine's init), in a mount
 // namespace of its own where root or user namespaces allow it makes every
 // mount read-only but the writable set and binds the protected paths

@@ -20,8 +20,7 @@ import (
 )
 
 // Fork returns the procgroup.Spec.Fork of the policy: it forks each command
-// (but a pty's, which Wrap starts) from a thread of the server confined by
-// the policy once, so a command costs a fork and no wrapper's exec. It
+// from a thread of the server confined by the policy once, so a command costs a fork and no wrapper's exec. It
 // returns nil when the policy is off or unavailable, and where a thread
 // cannot hold the confinement: a mount namespace through a user namespace
 // (a server that is not root) needs a process of its own, so Wrap starts
