@@ -20,11 +20,11 @@ import (
 )
 
 // Fork returns the procgroup.Spec.Fork of the policy: it forks each command
-// from a thread of the server confined by the policy once, so a command costs a fork and no wrapper's exec. It
-// returns nil when the policy is off or unavailable, and where a thread
-// cannot hold the confinement: a mount namespace through a user namespace
-// (a server that is not root) needs a process of its own, so Wrap starts
-// those commands.
+// from a thread of the server confined by the policy once, so a command
+// costs a fork and no wrapper's exec. It returns nil when the policy is off
+// or unavailable, and where a thread cannot hold the confinement: a mount
+// namespace through a user namespace (a server that is not root) needs a
+// process of its own, so Wrap starts those commands.
 //
 // The thread is rebuilt, for the next command, when what it was built from
 // changed: a protected path or a root's .git made, removed or replaced, a
@@ -67,6 +67,7 @@ type forker struct {
 	dirs   []string // the directories on the way to a denied path (Landlock reads them); nil before the first command
 }
 
+// newForker returns the forker of a policy being resolved.
 func newForker() *forker { return &forker{} }
 
 // thread is one server thread confined by a policy, which forks the
