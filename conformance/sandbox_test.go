@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,6 +314,61 @@ func TestSandbox_GitProtected(t *testing.T) {
 	})
 }
 
+// TestSandbox_NewGitProtected checks SPEC §14: a .git made after the
+// session's policy was resolved (git init by a command) is protected, with
+// its hooks and config, from the next command on.
+func TestSandbox_NewGitProtected(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		require.NoError(t, os.RemoveAll(b.ws+"/.git"))
+		// The policy resolved again, with no .git in the workspace.
+		decode[sandboxState](t, b.s.call(t, "sandbox/update", map[string]any{}))
+		r := b.bash(t, "git init -q . && ls .git/hooks >/dev/null")
+		require.Equal(t, 0, *r.ExitCode, r.Stderr)
+		config := fileText(t, b.ws+"/.git/config")
+		for _, attack := range []string{
+			"printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit",
+			"echo '[core] fsmonitor = evil' >> .git/config",
+			"mv .git .git-old",
+		} {
+			r = b.bash(t, attack)
+			require.NotEqual(t, 0, *r.ExitCode, "%s succeeded", attack)
+		}
+		require.NoFileExists(t, b.ws+"/.git/hooks/pre-commit")
+		require.Equal(t, config, fileText(t, b.ws+"/.git/config"))
+		require.DirExists(t, b.ws+"/.git")
+	})
+}
+
+// TestSandbox_SetupFailureNeverRuns checks SPEC §14's "never in silence":
+// when the sandbox cannot be set up (here a protected path that is a
+// dangling symlink, which cannot be bound), the command does not run and
+// the result says why: SANDBOX_UNAVAILABLE where the server confines a
+// thread of its own (root), exit code 125 from the wrapper otherwise.
+func TestSandbox_SetupFailureNeverRuns(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, map[string]any{"protect": []string{"dangling"}})
+		if !slices.ContainsFunc(b.initState.EnforcedBy, func(s string) bool { return strings.HasSuffix(s, "mount-namespace") }) {
+			t.Skip("no mount namespace here: protected paths are not bound")
+		}
+		require.NoError(t, os.Symlink(b.ws+"/nowhere", b.ws+"/dangling"))
+		if !asRoot && os.Geteuid() == 0 {
+			require.NoError(t, exec.Command("chown", "-h", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID), b.ws+"/dangling").Run())
+		}
+		raw, e := b.s.request(t, "tools/bash", map[string]any{"command": "echo ran > ran"})
+		if asRoot { // root's commands fork from a confined thread of the server
+			require.NotNil(t, e, "ran: %s", raw)
+			require.Equal(t, "SANDBOX_UNAVAILABLE", e.Kind, e.Message)
+			require.Contains(t, e.Message, "the command did not run")
+		} else {
+			r := decode[sandboxBash](t, raw)
+			require.Equal(t, 125, *r.ExitCode, r.Stderr)
+			require.Contains(t, r.Stderr, "the command did not run")
+		}
+		require.NoFileExists(t, b.ws+"/ran")
+	})
+}
+
 // TestSandbox_CachesWritable checks SPEC §14: the toolchain caches are
 // writable, so go build with a fresh GOCACHE under ~/.cache and an npm
 // install of a local tarball work.
@@ -491,6 +547,14 @@ func TestSandbox_ProcessesConfined(t *testing.T) {
 			"command": "echo evil >> " + b.home + "/.bashrc; echo done", "wait": map[string]any{"until": []string{"exit"}}}))
 		require.Equal(t, "exited", reply.State)
 		require.Equal(t, "# rc\n", fileText(t, b.home+"/.bashrc"))
+		// A pty's shell is confined too, and its terminal works.
+		reply = decode[procReply](t, b.s.call(t, "tools/process/start", map[string]any{
+			"command": "echo evil >> " + b.home + "/.bashrc; echo ok > in-ws; tty -s && echo x > $(tty) && echo on-a-tty", "mode": "pty",
+			"wait": map[string]any{"until": []string{"exit"}}}))
+		require.Equal(t, "exited", reply.State, reply.Output)
+		require.Contains(t, reply.Output, "on-a-tty")
+		require.Equal(t, "# rc\n", fileText(t, b.home+"/.bashrc"))
+		require.Equal(t, "ok\n", fileText(t, b.ws+"/in-ws"))
 
 		serve := "python3 -c 'import http.server as h; s=h.HTTPServer((\"127.0.0.1\",0),h.SimpleHTTPRequestHandler); print(\"port\",s.server_port,flush=True); s.serve_forever()'"
 		reply = decode[procReply](t, b.s.call(t, "tools/process/start", map[string]any{

@@ -15,6 +15,7 @@ import (
 	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/roots"
 	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/internal/sandbox"
 	"github.com/toolrpc/toolrpc/internal/shell"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -144,6 +145,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	changed := pol.Watch()
 	res, err := shell.Run(ctx, shell.Spec{
 		Wrap:    wrap,
+		Fork:    pol.Fork(),
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,
@@ -151,7 +153,10 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	})
 	var timeout *shell.TimeoutError
 	var cancelled *shell.CancelledError
+	var setup *sandbox.SetupError
 	switch {
+	case errors.As(err, &setup):
+		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", setup)
 	case errors.As(err, &timeout):
 		return nil, rpc.Errorf(rpc.Timeout, "bash: %v", timeout).WithData(res)
 	case errors.As(err, &cancelled):

@@ -7,9 +7,11 @@ func StartSession(s *Session) { startScratch(s) }
 
 // CloseSession does what shutdown does in LSP mode once every call of the
 // session has returned: it kills the session's processes, drops the file tables, stops the content index
-// workers (a build stays resumable), ends the progress shown of their builds and removes the session's scratch dir.
+// workers (a build stays resumable), ends the progress shown of their builds, removes the session's scratch dir
+// and retires the sandbox's confined thread.
 func CloseSession(s *Session) {
 	s.Processes.Close()
+	s.Sandbox().Close() // after the processes: its thread ends once they are reaped
 	s.Files.Close()
 	s.Index.Close()
 	s.Progress.Close() // after the builds: each shown as ended

@@ -117,8 +117,10 @@ func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
 		return nil, err
 	}
 	s.sandboxMu.Lock()
+	old := s.sandbox
 	s.sandbox = pol
 	s.sandboxMu.Unlock()
+	old.Close() // its thread ends once the commands it forked are reaped
 	return pol, nil
 }
 

@@ -114,6 +114,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		log.Close()
 		return nil, err
 	}
+	pg.Fork = spec.Sandbox.Fork()
 	var tty *os.File
 	if spec.Mode == PTY {
 		master, slave, err := pty.Open()

@@ -44,10 +44,11 @@ func (t *Table) Start(ctx context.Context, spec Spec, w Wait) (*wire.ProcessRepl
 	id, p, err := t.start(ctx, spec)
 	var lim *LimitError
 	var unavailable *sandbox.UnavailableError
+	var setup *sandbox.SetupError
 	switch {
 	case errors.As(err, &lim):
 		return nil, &Error{Kind: wire.InvalidArgument, Err: err}
-	case errors.As(err, &unavailable):
+	case errors.As(err, &unavailable), errors.As(err, &setup):
 		return nil, &Error{Kind: wire.SandboxUnavailable, Err: err}
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("cancelled before the command started: %w", ctx.Err())

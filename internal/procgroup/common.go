@@ -24,6 +24,7 @@ type Group struct {
 	keepIn  bool          // the caller writes stdinW (KeepStdin)
 	grace   time.Duration // drainGrace, or the Spec's
 	killedN int           // processes besides the shell that Kill found alive
+	forked  func()        // Spec.Fork's done, called once the shell is reaped
 
 	killOnce sync.Once
 	killed   chan struct{} // closed when Kill starts
@@ -170,6 +171,9 @@ func (g *Group) wait() (Status, error) {
 	}
 	err := g.cmd.Wait()
 	g.release()
+	if g.forked != nil {
+		g.forked()
+	}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		return Status{ExitCode: -1}, fmt.Errorf("wait %q: %w", g.cmd.Args[2], err)

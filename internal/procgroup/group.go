@@ -46,10 +46,10 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	} else if closeAfterStart, err = g.pipes(cmd, &spec); err != nil {
 		return nil, err
 	}
-	if spec.Wrap != nil {
+	if spec.Wrap != nil && spec.Fork == nil {
 		cmd.Path, cmd.Args = spec.Wrap(cmd.Path, cmd.Args, cmd.SysProcAttr)
 	}
-	cmd, err = g.spawn(ctx, cmd, spec.noCgroup)
+	cmd, err = g.spawn(ctx, cmd, spec.noCgroup, spec.Fork)
 	closeAll(closeAfterStart)
 	if err != nil {
 		closeAll(g.outs)
@@ -69,8 +69,17 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 
 // spawn starts cmd in a cgroup of its own where the machine allows it (not
 // when noCgroup), else as a child of this subreaper, and returns the
-// command that runs. A ctx already done fails it before the spawn.
-func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool) (*exec.Cmd, error) {
+// command that runs. A ctx already done fails it before the spawn. With
+// fork, cmd.Start runs through it (Spec.Fork).
+func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool, fork func(func() error) (func(), error)) (*exec.Cmd, error) {
+	start := func(cmd *exec.Cmd) error {
+		if fork == nil {
+			return cmd.Start()
+		}
+		done, err := fork(cmd.Start)
+		g.forked = done
+		return err
+	}
 	if !noCgroup && useCgroup() {
 		if cg, err := newCallCgroup(); err == nil {
 			g.sys.cg = cg
@@ -81,7 +90,7 @@ func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool) (*exec.
 	}
 	err := ctx.Err()
 	if err == nil {
-		err = cmd.Start()
+		err = start(cmd)
 	}
 	if err != nil && g.sys.cg != nil && ctx.Err() == nil {
 		// The kernel may refuse CLONE_INTO_CGROUP; run this command without it.
@@ -92,7 +101,7 @@ func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool) (*exec.
 		// An exec.Cmd starts at most once: retry with a fresh one.
 		cmd = &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
 			Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: cmd.SysProcAttr}
-		err = cmd.Start()
+		err = start(cmd)
 	}
 	if err != nil && g.sys.cg != nil {
 		g.sys.cg.remove()

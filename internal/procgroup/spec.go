@@ -62,6 +62,13 @@ type Spec struct {
 	// The program must exec the shell in its own place, keeping the pid (the
 	// sandbox's wrapper does).
 	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
+	// Fork, when set, forks the shell in place of Wrap (Unix only): it
+	// calls start, which forks the shell, on the
+	// thread the shell must be forked from (the sandbox's confined thread),
+	// and returns done, which the Group calls once the shell is reaped.
+	// Everything else of the start (the cgroup, the pipes) is done on the
+	// caller's thread.
+	Fork func(start func() error) (done func(), err error)
 
 	noCgroup bool // tests set it to cover the sweep on machines with cgroup v2
 }

@@ -19,7 +19,16 @@
 //
 // # Enforcement on Linux
 //
-// Resolved.Wrap starts the shell so that this binary, re-executed with a
+// Resolved.Fork forks each command (as root, or with Landlock alone) from a
+// server thread confined once per policy by package confine (Policy.Thread):
+// the same steps as the wrapper's below, which a fork inherits from the
+// thread that forks it and no other thread of the server has. The thread is
+// rebuilt when what it was built from changed (protected and writable paths,
+// a root's .git, the directories on the way to a denied path, the mount
+// table), and retired by Close once its commands are reaped.
+//
+// Resolved.Wrap starts the shells of a server that is not root (a mount
+// namespace through a user namespace needs a process of its own): it starts the shell so that this binary, re-executed with a
 // hidden first argument (dispatched by package confine's init), in a mount
 // namespace of its own where root or user namespaces allow it makes every
 // mount read-only but the writable set and binds the protected paths

@@ -85,6 +85,7 @@ type Resolved struct {
 	Machine Machine `json:"machine"`
 
 	rootNames []string // how the notice names each of Roots, same order
+	fork      *forker  // the confined thread that forks commands (Fork), where there is one
 }
 
 // Off is the policy of a session whose sandbox is off.
@@ -99,7 +100,7 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine}
+	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker()}
 	if r.Requested == "" {
 		r.Requested = wire.SandboxAuto
 	}

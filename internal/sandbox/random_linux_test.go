@@ -124,6 +124,7 @@ func TestRandomProgramsStayInside(t *testing.T) {
 				require.NoError(t, err)
 			}
 			_, out := runIn(t, r, base+"/ws", prog+"; echo inside > ws-mark")
+			r.Close()
 			require.FileExists(t, base+"/ws/ws-mark", "the workspace is not writable: %s", out)
 			after := outsideDigest(t, base)
 			if !sandboxed {

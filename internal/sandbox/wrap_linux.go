@@ -17,12 +17,13 @@ import (
 // as the wrapper, in a mount namespace of its own where the machine allows
 // it, which confines itself and then execs the shell with the same pid. It
 // returns nil when the policy is off. It fails when the policy is
-// unavailable (Usable's error).
+// unavailable (Usable's error). Where Fork is not nil, procgroup uses Fork
+// instead.
 func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string), error) {
 	if err := r.Usable(); err != nil || !r.Enforced() {
 		return nil, err
 	}
-	policy := r.confinePolicy()
+	policy := r.withGitDirs().confinePolicy() // a .git made since, with its hooks and config
 	policy.ServerMountNS = serverMountNS()
 	return func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string) {
 		if r.Machine.MountNS {

@@ -22,7 +22,7 @@ func runIn(t *testing.T, r *Resolved, dir, command string) (int, string) {
 	wrap, err := r.Wrap()
 	require.NoError(t, err)
 	var out bytes.Buffer
-	g, err := procgroup.Start(procgroup.Spec{Command: command, Dir: dir, Stdout: &out, Stderr: &out, Wrap: wrap})
+	g, err := procgroup.Start(procgroup.Spec{Command: command, Dir: dir, Stdout: &out, Stderr: &out, Wrap: wrap, Fork: r.Fork()})
 	require.NoError(t, err)
 	st, _ := g.Wait()
 	return st.ExitCode, out.String()
@@ -39,6 +39,7 @@ func TestWrapConfines(t *testing.T) {
 	}
 	r, err := Resolve(wire.SandboxPolicy{}, env)
 	require.NoError(t, err)
+	defer r.Close()
 	ws := env.Roots[0]
 	code, out := runIn(t, r, ws, "echo hi > a.txt && cat a.txt && mkdir -p sub && echo x > sub/b && git --version >/dev/null")
 	require.Equal(t, 0, code, out)
@@ -66,18 +67,22 @@ func BenchmarkWrapTrue(b *testing.B) {
 	require.NoError(b, err)
 	defer os.RemoveAll(base)
 	env := Env{Roots: []string{base}, Home: os.Getenv("HOME"), Machine: Probe()}
-	for _, mode := range []string{wire.SandboxOff, wire.SandboxWorkspaceWrite, "no-mountns"} {
+	for _, mode := range []string{wire.SandboxOff, wire.SandboxWorkspaceWrite, "no-mountns", "wrapper"} {
 		env := env
 		if mode == "no-mountns" {
 			env.Machine.MountNS = false
 		}
-		r, err := Resolve(wire.SandboxPolicy{Mode: strings.TrimPrefix(mode, "no-mountns")}, env)
+		r, err := Resolve(wire.SandboxPolicy{Mode: strings.TrimSuffix(strings.TrimPrefix(mode, "no-mountns"), "wrapper")}, env)
 		require.NoError(b, err)
 		wrap, err := r.Wrap()
 		require.NoError(b, err)
+		fork := r.Fork()
+		if mode == "wrapper" {
+			fork = nil // the wrapper's exec, as before the confined thread
+		}
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				g, err := procgroup.Start(procgroup.Spec{Command: "true", Dir: base, Wrap: wrap})
+				g, err := procgroup.Start(procgroup.Spec{Command: "true", Dir: base, Wrap: wrap, Fork: fork})
 				require.NoError(b, err)
 				st, _ := g.Wait()
 				require.Equal(b, 0, st.ExitCode)

@@ -40,6 +40,9 @@ type Spec struct {
 	// Wrap starts the shell through the sandbox's wrapper (procgroup.Spec.Wrap;
 	// nil: unconfined).
 	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
+	// Fork forks the shell from the sandbox's confined thread
+	// (procgroup.Spec.Fork; nil: Wrap alone).
+	Fork func(start func() error) (done func(), err error)
 }
 
 // Run runs spec's command to its end and returns its bounded result, SPEC
@@ -56,7 +59,7 @@ func Run(ctx context.Context, spec Spec) (*wire.BashResult, error) {
 	start := time.Now()
 	g, err := Start(ctx, procgroup.Spec{
 		Command: spec.Command, Dir: spec.Dir, Env: spec.Env, Stdin: spec.Stdin,
-		Stdout: r.stdout.writer(), Stderr: r.stderr.writer(), Wrap: spec.Wrap,
+		Stdout: r.stdout.writer(), Stderr: r.stderr.writer(), Wrap: spec.Wrap, Fork: spec.Fork,
 	})
 	if err != nil {
 		r.close()

@@ -33,7 +33,7 @@ func run(args []string) {
 		err = errors.New("no command follows the policy")
 	}
 	if err == nil {
-		err = p.apply()
+		err = p.apply(ttyPath())
 	}
 	if err == nil {
 		err = syscall.Exec(argv[0], argv, os.Environ())
@@ -54,15 +54,34 @@ func (e *stepError) Unwrap() error { return e.err }
 // failed names err's step.
 func failed(step string, err error) error { return &stepError{step: step, err: err} }
 
+// Thread confines the calling OS thread by the policy, for good: with
+// MountNS it first gives the thread a mount namespace of its own
+// (unshare(CLONE_NEWNS), which needs CAP_SYS_ADMIN: root), then applies the
+// policy as the wrapper does. Landlock, seccomp, no_new_privs, the dropped
+// capabilities and the mount namespace then hold for this thread alone and
+// for every process forked from it, never for the process's other threads.
+// The caller must have locked its goroutine to the thread
+// (runtime.LockOSThread) and must never unlock it, so that the thread ends
+// with the goroutine; after an error the thread is half confined and must
+// end too. p.ServerMountNS must name the namespace the thread starts in.
+func (p *Policy) Thread() error {
+	if p.MountNS {
+		if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+			return failed("unshare mount namespace", err)
+		}
+	}
+	return p.apply("")
+}
+
 // apply applies the policy to the calling thread: the mounts outside the
-// writable set read-only and the protected paths bound (with a mount
-// namespace), no_new_privs, Landlock, seccomp for network off, and no
-// capability left.
-func (p *Policy) apply() error {
+// writable set read-only, the pty tty (the command's terminal, or "") kept
+// writable, and the protected paths bound (with a mount namespace),
+// no_new_privs, Landlock, seccomp for network off, and no capability left.
+func (p *Policy) apply(tty string) error {
 	if p.MountNS {
 		wd, err := os.Getwd()
 		if err == nil {
-			err = p.bindProtected()
+			err = p.bindProtected(tty)
 		}
 		if err == nil {
 			// The working directory was entered before the binds: enter it
@@ -76,7 +95,7 @@ func (p *Policy) apply() error {
 	if err := prctl(prSetNoNewPrivs, 1, 0, 0, 0); err != nil {
 		return failed("no_new_privs", err)
 	}
-	if err := p.landlock(); err != nil {
+	if err := p.landlock(tty); err != nil {
 		return err
 	}
 	if p.NetworkOff {
@@ -100,17 +119,19 @@ func ttyPath() string {
 // protected path onto itself: a mount point cannot be renamed or removed,
 // and a Tree one is read-only. Each root's .git is looked up again here, so
 // one made since the policy was resolved is protected too.
-func (p *Policy) bindProtected() error {
+func (p *Policy) bindProtected(tty string) error {
 	// Never change the mounts of the namespace this process was started in
-	// (a wrapper run by hand, or a parent that did not unshare).
-	self, err := os.Readlink("/proc/self/ns/mnt")
+	// (a wrapper run by hand, or a parent that did not unshare). The
+	// thread's own namespace: a confined server thread is not the process's
+	// main thread, which /proc/self names.
+	self, err := os.Readlink("/proc/thread-self/ns/mnt")
 	if err != nil || p.ServerMountNS == "" || self == p.ServerMountNS {
 		return errors.New("not in a mount namespace of its own (" + self + `, the server's "` + p.ServerMountNS + `")`)
 	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return failed("mount namespace", err)
 	}
-	if err := p.readOnlyOutside(); err != nil {
+	if err := p.readOnlyOutside(tty); err != nil {
 		return err
 	}
 	prot := append([]Protected(nil), p.Protect...)
@@ -149,7 +170,7 @@ func (p *Policy) bindProtected() error {
 // the writable set) fails with EROFS. Each writable path is bound onto
 // itself first, then / is made read-only recursively, then the writable
 // binds are made writable again.
-func (p *Policy) readOnlyOutside() error {
+func (p *Policy) readOnlyOutside(pty string) error {
 	var binds []string
 	for _, w := range p.Writable {
 		if _, err := os.Stat(w); err != nil {
@@ -160,7 +181,7 @@ func (p *Policy) readOnlyOutside() error {
 		}
 		binds = append(binds, w)
 	}
-	if pty := ttyPath(); pty != "" {
+	if pty != "" {
 		if err := syscall.Mount(pty, pty, "", syscall.MS_BIND, ""); err == nil {
 			binds = append(binds, pty)
 		}

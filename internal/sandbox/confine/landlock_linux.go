@@ -156,8 +156,9 @@ func (p *Policy) holdsDenied() func(string) bool {
 // landlock builds and applies the policy's Landlock ruleset: read (and
 // execute) everywhere but the deny list, every right on the writable set
 // (around the deny list too), TCP denied with network off, and signals and
-// abstract Unix sockets scoped to the sandbox.
-func (p *Policy) landlock() error {
+// abstract Unix sockets scoped to the sandbox; the pty tty (or "") gets every
+// right.
+func (p *Policy) landlock(tty string) error {
 	scopes := uint64(landlockScopeSignal)
 	if p.NetworkOff {
 		scopes |= landlockScopeAbstractUnixSocket
@@ -179,8 +180,8 @@ func (p *Policy) landlock() error {
 			return err
 		}
 	}
-	if pty := ttyPath(); pty != "" {
-		if err := rs.allow(pty, all); err != nil {
+	if tty != "" {
+		if err := rs.allow(tty, all); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,10 @@
-// Package confine is the sandbox's wrapper (SPEC §14): a binary that links
-// it, started as [exe, Arg, policy..., command...], confines itself by the
-// policy and then execs the command in its place, with the same pid. The
-// sandbox package resolves the policy and starts the wrapper (Policy.Args);
-// this package only applies it.
+// Package confine applies the sandbox's policy (SPEC §14) to a thread: to a
+// thread of the server that forks commands (Policy.Thread), or as the
+// wrapper: a binary that links it, started as [exe, Arg, policy...,
+// command...], confines itself by the policy and then execs the command in
+// its place, with the same pid. The sandbox package resolves the policy,
+// confines its threads and starts the wrapper (Policy.Args); this package
+// only applies it.
 //
 // The wrapper runs from this package's init, on every sandboxed command's
 // path, so it runs before the binary's other packages initialise: Go
