@@ -281,6 +281,32 @@ func TestSandbox_WritesOutsideDenied(t *testing.T) {
 	})
 }
 
+// TestSandbox_ReadOnlyMountInWritable: a read-only mount under /tmp (a
+// snap's squashfs, a read-only tmpfs) leaves /tmp writable and the mount
+// read-only. In the unprivileged server's user namespace that mount is
+// locked read-only, and making /tmp writable again refused every command
+// ("writable /tmp: operation not permitted", exit 125) until each mount
+// below a writable path was cleared on its own.
+func TestSandbox_ReadOnlyMountInWritable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a read-only tmpfs under /tmp needs root")
+	}
+	ro, err := os.MkdirTemp("/tmp", "toolrpc-romount-")
+	require.NoError(t, err)
+	require.NoError(t, exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0777", "tmpfs", ro).Run())
+	t.Cleanup(func() { _ = exec.Command("umount", ro).Run(); _ = os.Remove(ro) })
+	require.NoError(t, exec.Command("mount", "-o", "remount,ro", ro).Run())
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		r := b.bash(t, "echo ok > /tmp/toolrpc-sandbox-$$ && rm /tmp/toolrpc-sandbox-$$ && echo ok > new.txt && cat new.txt")
+		require.Equal(t, 0, *r.ExitCode, r.Stderr)
+		require.Equal(t, "ok\n", r.Stdout)
+		r = b.bash(t, "touch "+ro+"/x")
+		require.NotEqual(t, 0, *r.ExitCode)
+		require.Contains(t, r.Stderr, "Read-only file system")
+	})
+}
+
 // TestSandbox_GitProtected checks SPEC §14: .git/hooks, .git/config and the
 // .git directory itself cannot be written, replaced, renamed or removed,
 // while git add, commit, checkout -b and stash work.

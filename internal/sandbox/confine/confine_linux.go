@@ -186,16 +186,86 @@ func (p *Policy) readOnlyOutside(pty string) error {
 			binds = append(binds, pty)
 		}
 	}
-	if err := mountSetattr("/", &mountAttr{attrSet: mountAttrRdonly}); err != nil {
+	if err := mountSetattr("/", &mountAttr{attrSet: mountAttrRdonly}, atRecursive); err != nil {
 		return failed("read-only /", err)
 	}
 	for _, b := range binds {
-		if err := mountSetattr(b, &mountAttr{attrClr: mountAttrRdonly}); err != nil {
+		if err := clearReadOnly(b); err != nil {
 			return failed("writable "+b, err)
 		}
 	}
 	return nil
 }
+
+// clearReadOnly makes the mount at dir and every mount below it writable
+// again. In a user namespace a mount that the parent namespace made
+// read-only is locked so, and the recursive call fails with EPERM (a
+// read-only tmpfs or squashfs under /tmp failed every command): then each
+// mount is cleared on its own, and a locked one stays read-only, as it is
+// outside the sandbox.
+func clearReadOnly(dir string) error {
+	attr := &mountAttr{attrClr: mountAttrRdonly}
+	err := mountSetattr(dir, attr, atRecursive)
+	if err != syscall.EPERM {
+		return err
+	}
+	for _, m := range append([]string{dir}, mountsBelow(dir)...) {
+		if err := mountSetattr(m, attr, 0); err != nil && err != syscall.EPERM {
+			return err
+		}
+	}
+	return nil
+}
+
+// mountsBelow returns the mount points strictly below dir, from this
+// thread's mountinfo (its fifth field, octal escapes undone).
+func mountsBelow(dir string) []string {
+	b, err := os.ReadFile("/proc/thread-self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	info := string(b)
+	var out []string
+	for len(info) > 0 {
+		line := info
+		if i := indexByte(info, '\n'); i >= 0 {
+			line, info = info[:i], info[i+1:]
+		} else {
+			info = ""
+		}
+		field := 0
+		for field < 4 && len(line) > 0 {
+			if line[0] == ' ' {
+				field++
+			}
+			line = line[1:]
+		}
+		if i := indexByte(line, ' '); i >= 0 {
+			line = line[:i]
+		}
+		if mp := unescapeOctal(line); within(mp, dir) && mp != dir {
+			out = append(out, mp)
+		}
+	}
+	return out
+}
+
+// unescapeOctal undoes mountinfo's \ooo escapes (space, tab, newline,
+// backslash).
+func unescapeOctal(b string) string {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+3 < len(b) && isOctal(b[i+1]) && isOctal(b[i+2]) && isOctal(b[i+3]) {
+			out = append(out, (b[i+1]-'0')<<6|(b[i+2]-'0')<<3|(b[i+3]-'0'))
+			i += 3
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return string(out)
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // dropCapabilities empties the bounding, ambient, inheritable, permitted
 // and effective capability sets of the calling thread.

@@ -86,13 +86,13 @@ type mountAttr struct {
 }
 
 // mountSetattr is mount_setattr(2) on path, recursively.
-func mountSetattr(path string, attr *mountAttr) error {
+func mountSetattr(path string, attr *mountAttr, flags uintptr) error {
 	p, err := syscall.BytePtrFromString(path)
 	if err != nil {
 		return err
 	}
 	dirfd := atFDCWD
-	_, _, e := syscall.Syscall6(sysMountSetattr, uintptr(dirfd), uintptr(unsafe.Pointer(p)), atRecursive,
+	_, _, e := syscall.Syscall6(sysMountSetattr, uintptr(dirfd), uintptr(unsafe.Pointer(p)), flags,
 		uintptr(unsafe.Pointer(attr)), unsafe.Sizeof(*attr), 0)
 	return errno(e)
 }

@@ -71,3 +71,13 @@ func TestNumbersAreUnix(t *testing.T) {
 	require.Equal(t, unsafe.Sizeof(unix.CapUserHeader{}), unsafe.Sizeof(capHeader{}))
 	require.Equal(t, unsafe.Sizeof(unix.CapUserData{}), unsafe.Sizeof(capData{}))
 }
+
+func TestUnescapeOctal(t *testing.T) {
+	for in, want := range map[string]string{
+		`/tmp/a\040b`: "/tmp/a b", `/x\134y`: `/x\y`, `/t\011\012`: "/t\t\n", `/end\04`: `/end\04`, `/no\89x`: `/no\89x`, "": "",
+	} {
+		if got := unescapeOctal(in); got != want {
+			t.Errorf("unescapeOctal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
