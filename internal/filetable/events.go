@@ -203,10 +203,12 @@ const (
 )
 
 // specialWatch is a watch outside the tree; rel is the directory whose
-// verdicts it guards ("" for the root and everything above).
+// verdicts it guards ("" for the root and everything above). next is, for a
+// directory above the root, the name of its entry on the way to the root.
 type specialWatch struct {
 	kind specialKind
 	rel  string
+	next string
 }
 
 // specialNames are the entry names that matter to each kind.
@@ -225,6 +227,15 @@ func (t *Table) recordSpecial(sp specialWatch, ev event) {
 	}
 	if sp.kind == specialAncestor && ev.mask&(inDeleteSelf|inMoveSelf) != 0 {
 		t.gone("a directory above the root was deleted or renamed")
+		return
+	}
+	// The entry leading to the root was deleted, renamed or replaced. The
+	// root's own DELETE_SELF cannot be waited for: the kernel holds it back
+	// while a process keeps the old root open (a command's cwd), and the
+	// old root's watch then hears nothing of the new one, so a listing by
+	// path would mix the two.
+	if sp.kind == specialAncestor && ev.name == sp.next && ev.mask&changeMask != 0 {
+		t.gone("the root was deleted, renamed or replaced")
 		return
 	}
 	if !specialNames[sp.kind][ev.name] {
@@ -279,9 +290,9 @@ func (t *Table) addSpecial(dir string, sp specialWatch) error {
 // the root, and the directory of the global excludes file.
 func (t *Table) watchOutside() error {
 	repoFound := false
-	for d := t.root; ; {
+	for d, next := t.root, ""; ; {
 		if d != t.root {
-			if err := t.addSpecial(d, specialWatch{kind: specialAncestor}); err != nil {
+			if err := t.addSpecial(d, specialWatch{kind: specialAncestor, next: next}); err != nil {
 				return err
 			}
 		}
@@ -299,7 +310,7 @@ func (t *Table) watchOutside() error {
 		if p == d {
 			break
 		}
-		d = p
+		d, next = p, filepath.Base(d)
 	}
 	if dir := globalExcludesDir(); dir != "" {
 		return t.addSpecial(dir, specialWatch{kind: specialGlobal})

@@ -455,3 +455,58 @@ func requireLoadOff(t *testing.T, root, store, why string) {
 	require.Equal(t, "off", tab.Stats().State)
 	require.Contains(t, l.text(), why)
 }
+
+// TestStoredTable_RecreatedRootHeldOpen replaces the root while a process
+// holds it open (a command's cwd, a server's descriptor): the kernel then
+// holds back the old root's DELETE_SELF, and its watch reports nothing of
+// the new root. The root's last entry removed (a plain one, not an ignore
+// file) made the table list the root again, by path, while the new root
+// held src/ alone; the files copied into it next (big.txt, .gitignore)
+// went unseen, and the next server loaded that listing under the new
+// root's stamps. The root's parent reports the root's name deleted at
+// once: the table is dropped, and live and loaded tables equal a walk.
+func TestStoredTable_RecreatedRootHeldOpen(t *testing.T) {
+	exactStamps(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	fill := func(names ...string) {
+		files := map[string]string{"src/a.txt": "a", "src/b/c.txt": "c", "big.txt": "big", ".gitignore": "build/\n", "build/out.txt": "o"}
+		for _, n := range names {
+			p := filepath.Join(root, n)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(files[n]), 0o644))
+		}
+	}
+	fill("src/a.txt", "src/b/c.txt", "big.txt", ".gitignore", "build/out.txt")
+	store := filepath.Join(t.TempDir(), "files")
+	s := NewStoredSet([]string{root}, func(string) string { return store }, (&testLog{t: t}).logf)
+	t.Cleanup(func() { s.Close() })
+	// asWalk requires s's answer, when it has one, to equal a cold walk.
+	asWalk := func(what string) {
+		t.Helper()
+		files, ok, err := s.List(context.Background(), root, Query{Start: root})
+		require.NoError(t, err)
+		want, err := walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
+		require.NoError(t, err)
+		if ok {
+			require.Equal(t, rels(want), rels(all(files)), what)
+		}
+	}
+	asWalk("built")
+	held, err := os.Open(root)
+	require.NoError(t, err)
+	defer held.Close()
+	for _, n := range []string{"src", "big.txt", ".gitignore"} {
+		require.NoError(t, os.RemoveAll(filepath.Join(root, n)))
+	}
+	asWalk("old root emptied but for build/")
+	require.NoError(t, os.RemoveAll(root))
+	fill("src/a.txt", "src/b/c.txt")
+	asWalk("new root with src/ alone")
+	fill("big.txt", ".gitignore", "build/out.txt")
+	asWalk("new root complete")
+	time.Sleep(tickGap)
+	asWalk("new root complete, a tick later")
+	s.Close()
+	s = NewStoredSet([]string{root}, func(string) string { return store }, (&testLog{t: t}).logf)
+	asWalk("next server")
+}
