@@ -8,20 +8,24 @@ const (
 	// larger file is searched in chunks cut at line ends, and a match (or a
 	// context line) never spans two chunks.
 	SearchChunkBytes = 8 * MiB
-	// SearchLookahead is how many files per worker Grep may search ahead of
-	// the ordered merge; past the stop point at most this much work is wasted.
-	SearchLookahead = 8
+	// SearchLookahead is how many batches per worker Grep may claim ahead of
+	// the ordered merge; past the stop point at most this much work is
+	// wasted.
+	SearchLookahead = 2
 	// SearchEntryOverheadBytes is what one result entry costs beyond its
 	// path and text when the 128 KB result budget is counted (JSON keys,
 	// quotes, numbers).
 	SearchEntryOverheadBytes = 32
 
 	// SearchBatchFiles is how many consecutive files (in result order) a
-	// Grep worker claims and hands to the ordered merge at once: one
-	// hand-off per batch instead of per file keeps goroutine wake-ups
-	// (futex calls) off the per-file cost. The lookahead of SearchLookahead
-	// files per worker is kept, counted in whole batches.
-	SearchBatchFiles = 4
+	// Grep worker claims and hands to the ordered merge at once at first;
+	// each later batch is 1/SearchBatchGrowth of the files before it, up to
+	// SearchBatchMaxFiles. Few hand-offs keep goroutine wake-ups (futex
+	// calls, context switches) off the per-file cost, while a search whose
+	// result fills after a few files wastes little past its stop point.
+	SearchBatchFiles    = 4
+	SearchBatchGrowth   = 16
+	SearchBatchMaxFiles = 256
 	// SearchLineChunkBytes is the chunk Grep reads a large file in when no
 	// match can involve two lines (no multiline, no context lines): the
 	// lines found do not depend on where chunks are cut, and a small

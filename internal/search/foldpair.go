@@ -63,6 +63,28 @@ func (p *foldPair) index(buf []byte, pos int) int {
 	last := len(buf) - len(lit) + a // the last position lit[a] may be at
 	orA, orB, wantA, wantB := p.orA, p.orB, p.wantA, p.wantB
 	i := pos + a
+	// 32 positions per step: one branch for four words when none of
+	// them has a candidate (the common case), and the two windows sliced
+	// once so that the eight loads need no bounds checks.
+	for ; i+31 <= last; i += 32 {
+		u, v := buf[i:i+32], buf[i+d:i+d+32]
+		m0 := zeroLanes(binary.LittleEndian.Uint64(u[0:8])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[0:8])|orB^wantB)
+		m1 := zeroLanes(binary.LittleEndian.Uint64(u[8:16])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[8:16])|orB^wantB)
+		m2 := zeroLanes(binary.LittleEndian.Uint64(u[16:24])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[16:24])|orB^wantB)
+		m3 := zeroLanes(binary.LittleEndian.Uint64(u[24:32])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[24:32])|orB^wantB)
+		if m0|m1|m2|m3 == 0 {
+			continue
+		}
+		for k, m := range [4]uint64{m0, m1, m2, m3} {
+			for m != 0 {
+				s := i + 8*k + bits.TrailingZeros64(m)/8 - a
+				if foldEqual(buf[s:s+len(lit)], lit) {
+					return s
+				}
+				m &= m - 1
+			}
+		}
+	}
 	for ; i+7 <= last; i += 8 {
 		x := binary.LittleEndian.Uint64(buf[i:i+8]) | orA
 		y := binary.LittleEndian.Uint64(buf[i+d:i+d+8]) | orB

@@ -29,6 +29,9 @@ func TestFoldPair(t *testing.T) {
 		{"\xc3\xa9\xc3\x89", "\xc3\x89", 0, 1, 0},
 		{"short", "longer than the text", 0, 3, 0},
 		{"xxxxxxxab", "ab", 0, 1, 1}, // the last block ends at the text's end
+		// A candidate rejected in the first word of a 32-byte step, the
+		// match in its fourth word.
+		{"xxxxxxxxxxpx_rexxxxxxxxxxxxxxxxPm_Rexxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "pm_re", 0, 2, 0},
 	} {
 		p := newFoldPair([]byte(tc.lit), tc.i, tc.j)
 		want := foldIndexNaive([]byte(tc.text), []byte(tc.lit), tc.pos)
@@ -53,4 +56,22 @@ func FuzzFoldPair(f *testing.F) {
 		p := min(int(pos), len(buf))
 		require.Equal(t, foldIndexNaive(buf, lit, p), newFoldPair(lit, a, b).index(buf, p))
 	})
+}
+
+// BenchmarkFoldPair scans source-like text (identifiers in both cases,
+// few candidates) for a folded literal that is not there.
+func BenchmarkFoldPair(b *testing.B) {
+	words := []string{"static ", "int ", "return ", "struct device *dev", "PM_SUSPEND", "pm_runtime_get", "(void)", ";\n", "\t", "if (err)", "Resume", "EXPORT_SYMBOL_GPL"}
+	var text []byte
+	for i := 0; len(text) < 1<<20; i++ {
+		text = append(text, words[(i*7+i/3)%len(words)]...)
+	}
+	lit := []byte("pm_resume")
+	p := newFoldPair(lit, 0, 8)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if p.index(text, 0) >= 0 {
+			b.Fatal("found")
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"regexp/syntax"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
@@ -183,83 +182,29 @@ func Grep(ctx context.Context, query *Query) (Result, error) {
 	return res, err
 }
 
-// run searches files[from:] in order with one worker per core, merging
-// results in order, and stops as soon as the collector is full. Workers claim batches of
-// limits.SearchBatchFiles consecutive files and may run
-// limits.SearchLookahead files per worker ahead of the merge.
-// Results o already holds are taken from it.
+// run searches files[from:] in order with one worker per core (the
+// calling goroutine one of them), merging results in order, and stops as
+// soon as the collector is full. Results o already holds are taken from it.
+// See merger for how the files are shared out.
 func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, c *collector) (Result, error) {
 	if files.Len() == from {
 		return c.result(), nil
 	}
 	o.align(files, from)
-	ctx, cancel := context.WithCancel(ctx)
+	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	const batch = limits.SearchBatchFiles
-	nb := (files.Len() - from + batch - 1) / batch
-	workers := min(runtime.NumCPU(), nb)
-	tokens := make(chan struct{}, max(1, workers*limits.SearchLookahead/batch))
-	for range cap(tokens) {
-		tokens <- struct{}{}
-	}
-	slots := make([]chan []fileResult, nb)
-	for i := range slots {
-		slots[i] = make(chan []fileResult, 1)
-	}
-	var next atomic.Int64
+	m := newMerger(files.Len()-from, runtime.NumCPU(), c)
+	stop := context.AfterFunc(wctx, m.halt)
+	defer stop()
 	var wg sync.WaitGroup
-	for range workers {
+	for range m.workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := &worker{q: q, maxMatches: q.Offset + q.HeadLimit + 1}
-			for {
-				select {
-				case <-tokens:
-				case <-ctx.Done():
-					return
-				}
-				i := int(next.Add(1) - 1)
-				if i >= nb {
-					return
-				}
-				lo := from + i*batch
-				rs := make([]fileResult, min(lo+batch, files.Len())-lo)
-				for k := range rs {
-					if r, ok := o.result(lo+k, from); ok {
-						rs[k] = r
-						continue
-					}
-					f := files.At(lo + k)
-					rs[k] = g.file(ctx, f)
-					rs[k].abs, rs[k].pos = f.Abs, lo+k
-				}
-				slots[i] <- rs
-			}
+			m.work(wctx, cancel, q, files, from, o)
 		}()
 	}
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	return merge(ctx, slots, tokens, c)
-}
-
-// merge hands the batches' results to c in file order until c is full.
-func merge(ctx context.Context, slots []chan []fileResult, tokens chan struct{}, c *collector) (Result, error) {
-	for i := range slots {
-		var rs []fileResult
-		select {
-		case rs = <-slots[i]:
-		case <-ctx.Done():
-			return Result{}, ctx.Err()
-		}
-		tokens <- struct{}{}
-		for _, r := range rs {
-			if !c.add(r.abs, r) {
-				return c.finish(ctx)
-			}
-		}
-	}
+	m.work(wctx, cancel, q, files, from, o)
+	wg.Wait()
 	return c.finish(ctx)
 }
