@@ -19,8 +19,15 @@ const changeMask = inCreate | inDelete | inMovedFrom | inMovedTo
 // repository with its own scope.
 var ruleNames = map[string]bool{".gitignore": true, ".ignore": true, ".git": true}
 
+// missEvent, when set, makes the table ignore each event it reports, as if
+// the kernel had held it back (tests set it, to make a live table stale).
+var missEvent func(event) bool
+
 // record notes what one event asks the next listing to do; t.mu held.
 func (t *Table) record(ev event) {
+	if missEvent != nil && missEvent(ev) {
+		return
+	}
 	t.stats.Events++
 	if ev.mask&inQOverflow != 0 {
 		t.stats.Overflows++

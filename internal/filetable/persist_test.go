@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -509,4 +510,34 @@ func TestStoredTable_RecreatedRootHeldOpen(t *testing.T) {
 	s.Close()
 	s = NewStoredSet([]string{root}, func(string) string { return store }, (&testLog{t: t}).logf)
 	asWalk("next server")
+}
+
+// TestStoredTable_MissedEventsNotVouchedFor makes a live table miss every
+// event (as a kernel holding one back, an overflow not noticed or a
+// directory that could not be watched would), changes entries and an
+// ignore file, and closes it: the save writes the stamps each directory had
+// when the table listed it, not the changed directory's, so the next
+// server lists the changed directories again and equals a cold walk. A
+// save that stamped the directories by path vouched for the stale listing.
+func TestStoredTable_MissedEventsNotVouchedFor(t *testing.T) {
+	exactStamps(t)
+	root := tree(t, map[string]string{"a/x.txt": "x", "b/y.txt": "y", "c/.gitignore": "*.log\n", "c/k.log": "k", "c/k.txt": "k", "top.txt": "t"})
+	var miss atomic.Bool
+	missEvent = func(event) bool { return miss.Load() }
+	t.Cleanup(func() { missEvent = nil })
+	store := filepath.Join(t.TempDir(), "files")
+	tab := storedTable(t, root, store)
+	same(t, tab, root, root)
+	time.Sleep(tickGap) // no change below shares a timestamp with the listing
+	miss.Store(true)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a/new.txt"), []byte("n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "b/y.txt")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "c/.gitignore"), []byte("*.txt\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "root.txt"), []byte("r"), 0o644))
+	tab.Close()
+	miss.Store(false)
+	time.Sleep(tickGap)
+	tab = storedTable(t, root, store)
+	same(t, tab, root, root)
+	require.Equal(t, 1, tab.Stats().Loads)
 }

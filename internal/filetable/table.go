@@ -69,6 +69,12 @@ type Table struct {
 	readerDone  chan struct{}
 	closeOnce   sync.Once
 
+	// outside is what outsidePrint said right after the watches outside
+	// the tree were added (outsideOK false: the table is not persisted);
+	// a save writes it as it is.
+	outside   []pathStamp
+	outsideOK bool
+
 	store       string      // the file the table persists to ("": none)
 	saveMu      sync.Mutex  // serialises saves
 	saveTimer   *time.Timer // the pending save, or nil
@@ -363,7 +369,8 @@ func (t *Table) rebuild(ctx context.Context, found listener) error {
 	t.rules = nil // interned anew: every exclusion is recorded again
 	s := newScope(t)
 	s.all = true
-	wd, repo, err := t.watchDir("")
+	t.outside, t.outsideOK = outsidePrint(t.root)
+	wd, pr, err := t.watchDir("")
 	if err == nil && wd < 0 {
 		err = fmt.Errorf("cannot watch %s", t.root)
 	}
@@ -371,7 +378,7 @@ func (t *Table) rebuild(ctx context.Context, found listener) error {
 		t.turnOff(err.Error())
 		return err
 	}
-	s.full[""] = &dirNode{wd: wd, repo: repo}
+	s.full[""] = &dirNode{wd: wd, repo: pr.git.mode != 0, print: pr}
 	meter := t.reporter.Start(progress.TableWalk, t.root)
 	defer meter.End()
 	s.found = counted(found, meter)
