@@ -70,5 +70,7 @@
 // caller walks as it would without a table.
 //
 // The table is dropped when its Set is closed (with the session) or when the
-// root is deleted or renamed.
+// root is deleted, renamed or replaced: the root's parent reports its name
+// changed, or, when a directory above the root cannot be watched, each
+// listing finds the root's inode changed.
 package filetable
