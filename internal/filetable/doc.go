@@ -34,9 +34,14 @@
 // directory, its .gitignore, .ignore and .git entries and the info/exclude
 // a .git names, plus stamps of what lies outside the tree (the ignore
 // files and .git entries above the root, the repository's info/exclude,
-// the global excludes file and its path). A save snapshots the tree, then
-// stamps the directories, and writes the file only when no event arrived
-// in between, so the stamps describe the tree the file holds. The file is
+// the global excludes file and its path). A save stamps nothing: each
+// directory's stamps are the ones taken when the table last listed it
+// (after its watch, before the listing), and the outside stamps the ones
+// taken when the outside was last watched. So the file never vouches for
+// more than the table saw: a listing that went stale without the table
+// knowing (an event held back or lost, a directory that could not be
+// watched) is written with the stamps of the directory it listed, and the
+// next server, finding them changed, lists that directory again. The file is
 // versioned and checksummed: another version, a damaged or a truncated
 // file is ignored, and the root is walked.
 //
@@ -65,5 +70,7 @@
 // caller walks as it would without a table.
 //
 // The table is dropped when its Set is closed (with the session) or when the
-// root is deleted or renamed.
+// root is deleted, renamed or replaced: the root's parent reports its name
+// changed, or, when a directory above the root cannot be watched, each
+// listing finds the root's inode changed.
 package filetable

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -19,8 +20,15 @@ const changeMask = inCreate | inDelete | inMovedFrom | inMovedTo
 // repository with its own scope.
 var ruleNames = map[string]bool{".gitignore": true, ".ignore": true, ".git": true}
 
+// missEvent, when set, makes the table ignore each event it reports, as if
+// the kernel had held it back (tests set it, to make a live table stale).
+var missEvent func(event) bool
+
 // record notes what one event asks the next listing to do; t.mu held.
 func (t *Table) record(ev event) {
+	if missEvent != nil && missEvent(ev) {
+		return
+	}
 	t.stats.Events++
 	if ev.mask&inQOverflow != 0 {
 		t.stats.Overflows++
@@ -30,8 +38,10 @@ func (t *Table) record(ev event) {
 		t.pend.rebuild = true
 		return
 	}
-	if sp, ok := t.special[ev.wd]; ok {
-		t.recordSpecial(sp, ev)
+	for _, sp := range t.special[ev.wd] {
+		if t.state == stateLive {
+			t.recordSpecial(sp, ev)
+		}
 	}
 	n := t.byWD[ev.wd]
 	if n == nil {
@@ -219,7 +229,8 @@ var specialNames = map[specialKind]map[string]bool{
 	specialGlobal:   {"ignore": true},
 }
 
-// recordSpecial handles an event of a watch outside the tree; t.mu held.
+// recordSpecial handles an event of a watch outside the tree for one of
+// its roles; t.mu held.
 func (t *Table) recordSpecial(sp specialWatch, ev event) {
 	if ev.mask&inIgnored != 0 {
 		delete(t.special, ev.wd)
@@ -268,20 +279,41 @@ func (t *Table) lookup(rel string) *dirNode {
 const specialMask = changeMask | inModify | inCloseWrite | inAttrib |
 	inDeleteSelf | inMoveSelf | inOnlydir | inMaskAdd
 
-// addSpecial watches dir for sp; a directory that cannot be watched is
-// skipped, except when the watch limit is reached.
+// addSpecial watches dir for sp. One directory can have several roles (the
+// global excludes directory above the root, say): its one watch carries
+// each. A directory that cannot be watched is skipped, except when the
+// watch limit is reached; a directory above the root that cannot be is
+// named in t.unguarded.
 func (t *Table) addSpecial(dir string, sp specialWatch) error {
 	wd, err := t.w.add(dir, specialMask)
 	if err != nil {
 		if errors.Is(err, errWatchLimit) {
 			return err
 		}
+		if sp.kind == specialAncestor && t.unguarded == "" {
+			t.unguarded = dir
+		}
 		return nil
 	}
 	t.specialMu.Lock()
-	t.special[wd] = sp
-	t.specialMu.Unlock()
+	defer t.specialMu.Unlock()
+	if !slices.Contains(t.special[wd], sp) {
+		t.special[wd] = append(t.special[wd], sp)
+	}
 	return nil
+}
+
+// checkRoot drops the table when the root is no longer the directory it
+// listed; t.mu held. It is asked only when a directory above the root
+// could not be watched (t.unguarded), whose events would have said so.
+func (t *Table) checkRoot() {
+	if t.unguarded == "" || t.state != stateLive || t.top == nil {
+		return
+	}
+	cur := lstatStamp(t.root, false)
+	if !cur.isDir() || cur.ino != t.top.print.self.ino {
+		t.gone("the root was replaced (" + t.unguarded + " above it cannot be watched)")
+	}
 }
 
 // watchOutside watches what decides verdicts from outside the tree: every
@@ -289,6 +321,7 @@ func (t *Table) addSpecial(dir string, sp specialWatch) error {
 // repository, a repository appearing), the git dir of the repository holding
 // the root, and the directory of the global excludes file.
 func (t *Table) watchOutside() error {
+	t.unguarded = ""
 	repoFound := false
 	for d, next := t.root, ""; ; {
 		if d != t.root {

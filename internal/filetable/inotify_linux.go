@@ -55,6 +55,10 @@ var errWatchLimit = errors.New("inotify limit reached")
 // fs.inotify.max_user_watches were reached (tests set it).
 var watchBudget = 0
 
+// unwatchable, when set, makes inotify_add_watch of each path it reports
+// fail as for want of permission (tests set it).
+var unwatchable func(path string) bool
+
 // watcher owns one non-blocking inotify descriptor and an eventfd that wakes
 // a goroutine waiting in wait.
 type watcher struct {
@@ -84,6 +88,9 @@ func newWatcher() (*watcher, error) {
 // (the same one again for a directory already watched). Running out of
 // watches is errWatchLimit.
 func (w *watcher) add(path string, mask uint32) (int32, error) {
+	if unwatchable != nil && unwatchable(path) {
+		return -1, fmt.Errorf("inotify_add_watch %s: %w", path, unix.EACCES)
+	}
 	wd, err := unix.InotifyAddWatch(w.fd, path, mask)
 	if err == nil {
 		if n := w.added.Add(1); watchBudget > 0 && n > int64(watchBudget) {

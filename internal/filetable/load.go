@@ -34,6 +34,7 @@ func (t *Table) load() bool {
 	if !ok || !sameStamps(s.outside, outside, s.saved) {
 		return false
 	}
+	t.outside, t.outsideOK = outside, true
 	for _, r := range s.rules {
 		t.intern(r)
 	}
@@ -154,6 +155,7 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, 
 	if ok {
 		defer ds.close()
 	}
+	d.print = cur // taken after the watch: what a directory relisted now replaces
 	if v = s.prints[i].compare(cur, s.saved); v != printSame {
 		return v, 0, nil
 	}

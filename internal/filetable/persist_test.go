@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -467,7 +468,14 @@ func requireLoadOff(t *testing.T, root, store, why string) {
 // once: the table is dropped, and live and loaded tables equal a walk.
 func TestStoredTable_RecreatedRootHeldOpen(t *testing.T) {
 	exactStamps(t)
-	root := filepath.Join(t.TempDir(), "ws")
+	replaceHeldOpen(t, filepath.Join(t.TempDir(), "ws"))
+}
+
+// replaceHeldOpen builds the stored table of root, replaces root while it
+// is held open as TestStoredTable_RecreatedRootHeldOpen does, and requires
+// every answer of the live table, and of the next server's, to equal a
+// cold walk.
+func replaceHeldOpen(t *testing.T, root string) {
 	fill := func(names ...string) {
 		files := map[string]string{"src/a.txt": "a", "src/b/c.txt": "c", "big.txt": "big", ".gitignore": "build/\n", "build/out.txt": "o"}
 		for _, n := range names {
@@ -509,4 +517,57 @@ func TestStoredTable_RecreatedRootHeldOpen(t *testing.T) {
 	s.Close()
 	s = NewStoredSet([]string{root}, func(string) string { return store }, (&testLog{t: t}).logf)
 	asWalk("next server")
+}
+
+// TestStoredTable_UnwatchedParentHeldOpen is
+// TestStoredTable_RecreatedRootHeldOpen with a root whose parent cannot be
+// watched (no read permission for the server): no event tells of the new
+// root, so each listing checks the root's identity itself.
+func TestStoredTable_UnwatchedParentHeldOpen(t *testing.T) {
+	exactStamps(t)
+	parent := filepath.Join(t.TempDir(), "p")
+	unwatchable = func(path string) bool { return path == parent }
+	t.Cleanup(func() { unwatchable = nil })
+	replaceHeldOpen(t, filepath.Join(parent, "ws"))
+}
+
+// TestStoredTable_GlobalExcludesDirIsParent is
+// TestStoredTable_RecreatedRootHeldOpen with the global excludes directory
+// ($XDG_CONFIG_HOME/git) the root's parent: its one watch guards both the
+// global excludes file and the root's name.
+func TestStoredTable_GlobalExcludesDirIsParent(t *testing.T) {
+	exactStamps(t)
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	replaceHeldOpen(t, filepath.Join(config, "git", "ws"))
+}
+
+// TestStoredTable_MissedEventsNotVouchedFor makes a live table miss every
+// event (as a kernel holding one back, an overflow not noticed or a
+// directory that could not be watched would), changes entries and an
+// ignore file, and closes it: the save writes the stamps each directory had
+// when the table listed it, not the changed directory's, so the next
+// server lists the changed directories again and equals a cold walk. A
+// save that stamped the directories by path vouched for the stale listing.
+func TestStoredTable_MissedEventsNotVouchedFor(t *testing.T) {
+	exactStamps(t)
+	root := tree(t, map[string]string{"a/x.txt": "x", "b/y.txt": "y", "c/.gitignore": "*.log\n", "c/k.log": "k", "c/k.txt": "k", "top.txt": "t"})
+	var miss atomic.Bool
+	missEvent = func(event) bool { return miss.Load() }
+	t.Cleanup(func() { missEvent = nil })
+	store := filepath.Join(t.TempDir(), "files")
+	tab := storedTable(t, root, store)
+	same(t, tab, root, root)
+	time.Sleep(tickGap) // no change below shares a timestamp with the listing
+	miss.Store(true)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a/new.txt"), []byte("n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "b/y.txt")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "c/.gitignore"), []byte("*.txt\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "root.txt"), []byte("r"), 0o644))
+	tab.Close()
+	miss.Store(false)
+	time.Sleep(tickGap)
+	tab = storedTable(t, root, store)
+	same(t, tab, root, root)
+	require.Equal(t, 1, tab.Stats().Loads)
 }

@@ -34,12 +34,10 @@ func (t *Table) scheduleSave() {
 	})
 }
 
-// save writes the table to its store when it changed since its last save.
-// It tries again, up to limits.FileTableSaveTries times, when the tree
-// changed while it stamped the directories; a failure is logged. With
-// apply false it writes nothing when events wait to be applied (closing
-// walks nothing: the file an earlier save wrote stays valid, a new server
-// revalidates it).
+// save writes the table to its store when it changed since its last save;
+// a failure is logged. With apply false it writes nothing when events wait
+// to be applied (closing walks nothing: the file an earlier save wrote
+// stays valid, a new server revalidates it).
 func (t *Table) save(apply bool) {
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
@@ -51,91 +49,64 @@ func (t *Table) saveLocked(apply bool) {
 	if t.store == "" {
 		return
 	}
-	for range limits.FileTableSaveTries {
-		done, err := t.saveOnce(apply)
-		if err != nil {
-			t.mu.Lock()
-			t.note("file table not persisted: %v", err)
-			t.mu.Unlock()
-			return
-		}
-		if done {
-			return
-		}
+	if err := t.saveOnce(apply); err != nil {
+		t.mu.Lock()
+		t.note("file table not persisted: %v", err)
+		t.mu.Unlock()
 	}
 }
 
-// saveOnce snapshots the tree under t.mu, stamps its directories without
-// it, and writes the file only when no event arrived meanwhile, so the
-// stamps describe the tree the file holds. done is false when the tree
-// changed meanwhile.
-func (t *Table) saveOnce(apply bool) (done bool, err error) {
+// saveOnce encodes the table under t.mu and writes it without it.
+//
+// A save stamps nothing: each directory is written with the print taken
+// when the table last listed it (after its watch, before the listing) and
+// the outside stamps with those taken when the outside was last watched.
+// A listing the table kept although its directory changed since (an event
+// missed or held back, a directory that could not be watched) is thereby
+// written with the stamps of the directory it lists, which the next server
+// finds changed; a save by path at save time would have stamped the
+// changed directory and vouched for the stale listing.
+func (t *Table) saveOnce(apply bool) error {
 	t.mu.Lock()
+	var err error
 	if t.state == stateLive {
 		if apply {
 			err = t.ready(context.Background(), listener{})
 		} else if err = t.w.drain(t.record); err != nil || !t.pend.empty() {
 			t.mu.Unlock()
-			return true, nil // the next listing handles a drain error
+			return nil // the next listing handles a drain error
 		}
 	}
 	gen := t.gen()
-	if err != nil || t.state != stateLive || gen == t.savedGen {
+	if err != nil || t.state != stateLive || gen == t.savedGen || !t.outsideOK {
 		t.mu.Unlock()
-		return true, err
+		return err
 	}
 	e := &enc{b: []byte(storeMagic)}
 	e.uint(storeVersion)
 	e.str(t.root)
-	saved := time.Now().UnixNano()
-	e.int(saved)
-	var tree enc
-	dirs := t.encodeTree(&tree)
-	t.mu.Unlock()
-
-	outside, ok := outsidePrint(t.root)
-	if !ok {
-		return true, nil
-	}
-	prints := make([]dirPrint, len(dirs))
-	for i, d := range dirs {
-		prints[i] = stampDir(d)
-	}
-	if !t.unchangedSince(gen) {
-		return false, nil
-	}
-	e.uint(uint64(len(outside)))
-	for _, p := range outside {
+	// Every stamp written was taken before this moment, as a load's racy
+	// window asks.
+	e.int(time.Now().UnixNano())
+	e.uint(uint64(len(t.outside)))
+	for _, p := range t.outside {
 		e.pathStamp(p)
 	}
-	e.b = append(e.b, tree.b...)
+	prints := t.encodeTree(e)
+	t.mu.Unlock()
+
 	for _, p := range prints {
 		e.dirPrint(p)
 	}
 	sum := sha256.Sum256(e.b)
 	if err := os.MkdirAll(filepath.Dir(t.store), 0o700); err != nil {
-		return true, err
+		return err
 	}
 	if err := atomicfile.WriteFile(t.store, append(e.b, sum[:]...), 0o600); err != nil {
-		return true, err
+		return err
 	}
 	t.mu.Lock()
 	t.savedGen = gen
 	t.mu.Unlock()
-	return true, nil
-}
-
-// unchangedSince reads the pending events and reports whether the table is
-// still live and nothing happened since it was at gen.
-func (t *Table) unchangedSince(gen int) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.state != stateLive {
-		return false
-	}
-	if err := t.w.drain(t.record); err != nil {
-		t.note("%v", err)
-		t.pend.rebuild = true
-	}
-	return t.gen() == gen
+	return nil
 }

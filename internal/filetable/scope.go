@@ -31,6 +31,7 @@ type scope struct {
 	mu      sync.Mutex
 	full    map[string]*dirNode // rel -> new node of every directory listed in full
 	present map[string]bool     // rel of every other directory the walk reached
+	printed map[string]dirPrint // rel -> the print of each relisted directory, taken before its listing
 	err     error               // a reason the table cannot go on (watch limit, unreliable fs)
 
 	found listener // the caller's of a build, or none
@@ -41,7 +42,8 @@ type scope struct {
 func newScope(t *Table) *scope {
 	return &scope{
 		t: t, relist: map[string]*dirNode{}, subtree: map[string]*dirNode{}, enter: map[string]bool{},
-		full: map[string]*dirNode{}, present: map[string]bool{}, excl: map[string][]walk.Exclusion{},
+		full: map[string]*dirNode{}, present: map[string]bool{}, printed: map[string]dirPrint{},
+		excl: map[string][]walk.Exclusion{},
 	}
 }
 
@@ -81,25 +83,38 @@ func (s *scope) dir(rel string) bool {
 		s.present[rel] = true
 	}
 	failed := s.err != nil
+	relisted := s.relist[rel] != nil
 	s.mu.Unlock()
 	if failed {
 		return false
 	}
-	if mode == modeFull {
+	switch {
+	case mode == modeFull:
 		// Watch before the walk lists the directory: whatever changes
 		// after the watch is an event, whatever changed before is listed.
-		wd, repo, err := s.t.watchDir(rel)
+		wd, pr, err := s.t.watchDir(rel)
 		s.mu.Lock()
 		n := s.full[rel]
-		n.wd, n.repo = wd, repo
+		n.wd, n.repo, n.print = wd, pr.git.mode != 0, pr
 		if err != nil && s.err == nil {
 			s.err = err
 		}
 		failed = s.err != nil
 		s.mu.Unlock()
 		return !failed
+	case relisted:
+		s.stampRelisted(rel)
 	}
-	return mode == modeEnter || mode == modeFull
+	return mode == modeEnter
+}
+
+// stampRelisted takes the print of the relisted directory rel before the
+// walk lists it again; splice gives it to the node with the new listing.
+func (s *scope) stampRelisted(rel string) {
+	p := stampDir(s.t.abs(rel))
+	s.mu.Lock()
+	s.printed[rel] = p
+	s.mu.Unlock()
 }
 
 // decide picks the mode of directory rel (parent p, base name name); s.mu held.
@@ -155,6 +170,9 @@ func (s *scope) exclude(dirRel string, x walk.Exclusion) {
 // run walks the root. The root's own node is prepared by the caller when all
 // is set.
 func (s *scope) run(ctx context.Context) ([]walk.File, error) {
+	if !s.all && s.relist[""] != nil {
+		s.stampRelisted("") // the walk asks Dir of every directory but its start
+	}
 	opts := walk.Options{Start: s.t.root, Boundary: s.t.root, Dir: s.dir, Keep: s.keep, Exclude: s.exclude, Unsorted: true}
 	s.found.options(&opts)
 	files, err := walk.Walk(ctx, opts)
@@ -171,34 +189,36 @@ func (e *errUnreliable) Error() string {
 	return fmt.Sprintf("%s is on %s, whose change events are not reliable", e.dir, e.fs)
 }
 
-// watchDir watches the directory at rel and tells whether it holds a .git
-// entry. A directory that cannot be watched for want of permission or
-// because it is gone is no error (-1): it has no listing either, and its
-// parent's events report when that changes. During a whole walk only the
-// root and the mount points below it are asked for their file system.
-func (t *Table) watchDir(rel string) (int32, bool, error) {
+// watchDir watches the directory at rel and stamps it (its print tells
+// whether it holds a .git entry), in that order: the print is what the
+// listing that follows can have missed at most, and a change after the
+// watch is an event. A directory that cannot be watched for want of
+// permission or because it is gone is no error (-1): it has no listing
+// either, and its parent's events report when that changes. During a whole
+// walk only the root and the mount points below it are asked for their
+// file system.
+func (t *Table) watchDir(rel string) (int32, dirPrint, error) {
 	abs := t.abs(rel)
 	if rel == "" || !t.mountsKnown || t.mounts[abs] {
 		if fs := fsUnreliable(abs); fs != "" {
 			if _, err := os.Lstat(abs); err != nil {
-				return -1, false, nil
+				return -1, dirPrint{}, nil
 			}
-			return -1, false, &errUnreliable{dir: abs, fs: fs}
+			return -1, dirPrint{}, &errUnreliable{dir: abs, fs: fs}
 		}
 	}
 	wd, err := t.w.add(abs, dirMask)
 	if err != nil {
 		if errors.Is(err, errWatchLimit) {
-			return -1, false, err
+			return -1, dirPrint{}, err
 		}
 		wd = -1
 	}
-	_, gerr := os.Lstat(abs + "/.git")
-	repo := gerr == nil
-	if repo && rel != "" {
+	p := stampDir(abs)
+	if p.git.mode != 0 && rel != "" {
 		t.watchGitDir(abs, rel)
 	}
-	return wd, repo, nil
+	return wd, p, nil
 }
 
 // abs returns the absolute path of rel.

@@ -86,6 +86,7 @@ func (t *Table) spliceScoped(s *scope, groups map[string][]fileEntry, dropped []
 		}
 		n.files = exactFiles(groups[rel])
 		n.excl = s.excl[rel]
+		n.print = s.printed[rel]
 		kept := n.dirs[:0]
 		for _, c := range n.dirs {
 			if s.present[joinRel(rel, c.name)] {

@@ -15,7 +15,7 @@ import (
 // A persisted table is one file per root, beside the root's content index:
 //
 //	magic, version
-//	root, saved (Unix ns, taken before any stamp of the file)
+//	root, saved (Unix ns, taken after every stamp of the file)
 //	outside stamps (outsidePrint)
 //	rules: source, line, text, negate
 //	dirs, parents first: parent index + 1 (0 for the top), name,
@@ -124,8 +124,8 @@ func (d *dec) dirPrint() dirPrint {
 }
 
 // encodeTree appends the rules and dirs sections of the tree below top to
-// e and returns the absolute path of each directory, in their order.
-func (t *Table) encodeTree(e *enc) []string {
+// e and returns the print of each directory, in their order.
+func (t *Table) encodeTree(e *enc) []dirPrint {
 	ids := map[*gitignore.Rule]uint64{}
 	var rules []*gitignore.Rule
 	var dirs []*dirNode
@@ -146,11 +146,11 @@ func (t *Table) encodeTree(e *enc) []string {
 		e.bool(r.Negate)
 	}
 	index := make(map[*dirNode]uint64, len(dirs))
-	abs := make([]string, len(dirs))
+	prints := make([]dirPrint, len(dirs))
 	e.uint(uint64(len(dirs)))
 	for i, d := range dirs {
 		index[d] = uint64(i)
-		abs[i] = t.abs(d.path)
+		prints[i] = d.print
 		if d.parent == nil {
 			e.uint(0)
 		} else {
@@ -170,7 +170,7 @@ func (t *Table) encodeTree(e *enc) []string {
 			e.uint(ids[x.Rule])
 		}
 	}
-	return abs
+	return prints
 }
 
 // stored is a decoded persisted table.

@@ -58,9 +58,9 @@ type Table struct {
 	w           *watcher
 	top         *dirNode
 	byWD        map[int32]*dirNode
-	special     map[int32]specialWatch
-	specialMu   sync.Mutex // serialises writes to special by load's workers (t.mu covers the rest)
-	rootIgnored bool       // the root lies in a directory its repository ignores
+	special     map[int32][]specialWatch // by watch: each role it has
+	specialMu   sync.Mutex               // serialises writes to special by load's workers (t.mu covers the rest)
+	rootIgnored bool                     // the root lies in a directory its repository ignores
 	pend        pending
 	rules       map[ruleKey]*gitignore.Rule // interned rules of the exclusions
 	order       []entry                     // every file, newest first (valid when orderOK; never modified)
@@ -68,6 +68,16 @@ type Table struct {
 	stats       Stats
 	readerDone  chan struct{}
 	closeOnce   sync.Once
+
+	// outside is what outsidePrint said right after the watches outside
+	// the tree were added (outsideOK false: the table is not persisted);
+	// a save writes it as it is.
+	outside   []pathStamp
+	outsideOK bool
+	// unguarded names a directory above the root that could not be
+	// watched ("": none), so a root replaced there is not heard of: each
+	// listing then checks the root's identity itself.
+	unguarded string
 
 	store       string      // the file the table persists to ("": none)
 	saveMu      sync.Mutex  // serialises saves
@@ -245,6 +255,7 @@ func (t *Table) ready(ctx context.Context, found listener) error {
 			t.turnOff(err.Error())
 			return nil
 		}
+		t.checkRoot()
 		return t.apply(ctx)
 	}
 	return nil
@@ -301,7 +312,7 @@ func (t *Table) build(ctx context.Context, found listener) error {
 		t.turnOff(err.Error())
 		return nil
 	}
-	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32]specialWatch{}
+	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32][]specialWatch{}
 	loaded := t.load()
 	if t.state != stateNew {
 		w.close()
@@ -363,7 +374,8 @@ func (t *Table) rebuild(ctx context.Context, found listener) error {
 	t.rules = nil // interned anew: every exclusion is recorded again
 	s := newScope(t)
 	s.all = true
-	wd, repo, err := t.watchDir("")
+	t.outside, t.outsideOK = outsidePrint(t.root)
+	wd, pr, err := t.watchDir("")
 	if err == nil && wd < 0 {
 		err = fmt.Errorf("cannot watch %s", t.root)
 	}
@@ -371,7 +383,7 @@ func (t *Table) rebuild(ctx context.Context, found listener) error {
 		t.turnOff(err.Error())
 		return err
 	}
-	s.full[""] = &dirNode{wd: wd, repo: repo}
+	s.full[""] = &dirNode{wd: wd, repo: pr.git.mode != 0, print: pr}
 	meter := t.reporter.Start(progress.TableWalk, t.root)
 	defer meter.End()
 	s.found = counted(found, meter)

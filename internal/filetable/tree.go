@@ -19,6 +19,10 @@ type dirNode struct {
 	files  []fileEntry      // sorted by name
 	dirs   []*dirNode       // sorted by name + "/" (see dirCmp)
 	excl   []walk.Exclusion // entries the ignore rules excluded from its listing
+	// print is what the directory's stamps were when it was last listed,
+	// taken after its watch and before the listing; a save writes it as
+	// it is, so a change the table missed since shows to the next server.
+	print dirPrint
 }
 
 // fileEntry is one regular file the walk keeps.

@@ -14,9 +14,6 @@ const (
 	// to distrust it (it lists that directory again): a change within one
 	// timestamp tick leaves the time unchanged.
 	FileTableRacyWindow = 2 * time.Second
-	// FileTableSaveTries is how many times a save is attempted when the
-	// tree keeps changing while it is written.
-	FileTableSaveTries = 3
 	// FileTableMaxStoreBytes is the largest persisted table a server reads;
 	// a larger file is ignored and the tree walked.
 	FileTableMaxStoreBytes = 512 * MiB
