@@ -101,7 +101,11 @@ func (c *campaign) inject(ctx context.Context, s *session, name string, arg int6
 		s.sl.mutating.Add(1)
 		defer s.sl.mutating.Add(-1)
 		if err := c.mutate(s.sl, name, rng); err != nil {
+			// The log says so: a fault that failed half way leaves the
+			// workspace in a state the checks do not expect.
 			c.logf("slot %d: %s: %v", s.sl.n, name, err)
+			s.finish(i, "error: "+err.Error())
+			return
 		}
 	}
 	s.finish(i, "done")
@@ -194,7 +198,20 @@ func (c *campaign) mutate(sl *slot, name string, rng *rand.Rand) error {
 		if err := copyTree(c.template, tmp); err != nil {
 			return err
 		}
-		if err := os.RemoveAll(ws); err != nil {
+		// The root still exists while it is removed, so a worker's write
+		// (the server's MkdirAll of edits/) or a command's mkdir -p may
+		// land in it meanwhile, and RemoveAll fails with "directory not
+		// empty". Giving up there left the workspace half removed and the
+		// copy unused: the template's files no worker rewrites stayed
+		// absent for the rest of the slot, and checkFiles blamed the
+		// server. So the removal is retried, and so is the rename.
+		var err error
+		for range 50 {
+			if err = os.RemoveAll(ws); err == nil {
+				break
+			}
+		}
+		if err != nil {
 			return err
 		}
 		time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
@@ -202,8 +219,7 @@ func (c *campaign) mutate(sl *slot, name string, rng *rand.Rand) error {
 		sl.saneIgnore = true
 		sl.mu.Unlock()
 		sl.resetVersions(c.template)
-		var err error
-		for range 5 {
+		for range 50 {
 			_ = os.RemoveAll(ws)
 			if err = os.Rename(tmp, ws); err == nil {
 				return nil
