@@ -41,7 +41,7 @@ func TestSBPLGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		require.NoError(t, err)
-		require.Equal(t, string(want), got, "%s is stale: run go test ./sandbox -run TestSBPLGolden -update-sbpl", path)
+		require.Equal(t, string(want), got, "%s is stale: run go test ./internal/sandbox -run TestSBPLGolden -update-sbpl", path)
 	}
 }
 
