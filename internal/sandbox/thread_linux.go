@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"errors"
-	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -155,6 +154,7 @@ func (f *forker) end(t *thread) {
 	if t.retired && t.live == 0 && !t.ended {
 		t.ended = true
 		close(t.work)
+		watchMounts(-1)
 	}
 }
 
@@ -171,6 +171,7 @@ func newThread(policy confine.Policy, key string) (*thread, error) {
 	if err := <-ready; err != nil {
 		return nil, err
 	}
+	watchMounts(+1)
 	return t, nil
 }
 
@@ -279,45 +280,52 @@ func (r *Resolved) setupKey(dirs []string) string {
 // mountGen counts the changes seen to the server's mount table: a mount
 // made or removed outside is not in a thread's namespace (a copy, made
 // private), so the thread is rebuilt. /proc/self/mounts polls with POLLPRI
-// after a change.
+// after a change. The table is watched only while a confined thread is
+// alive (watchMounts): without one, the next thread is built from the
+// table as it is then, so no change need be seen.
 func mountGen() uint64 {
-	mountMu.Lock()
-	defer mountMu.Unlock()
-	fd := mountsFD()
-	if fd < 0 {
-		return 0
+	mounts.mu.Lock()
+	defer mounts.mu.Unlock()
+	if mounts.fd < 0 {
+		return mounts.changes
 	}
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
+	fds := []unix.PollFd{{Fd: int32(mounts.fd), Events: unix.POLLPRI}}
 	for {
 		n, err := unix.Poll(fds, 0)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
 		if err == nil && n > 0 && fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
-			mountChanges++
+			mounts.changes++
 		}
-		return mountChanges
+		return mounts.changes
 	}
 }
 
-var (
-	mountMu      sync.Mutex
-	mountChanges uint64
-)
+// mounts is the watch of the server's mount table: /proc/self/mounts, the
+// main thread's table, which is the server's (no confined thread is the
+// main one), open while users confined threads are alive (-1 otherwise, or
+// if it cannot be opened), so a session that ended leaves no fd behind.
+var mounts = struct {
+	mu      sync.Mutex
+	fd      int
+	users   int
+	changes uint64
+}{fd: -1}
 
-// mountsFD is /proc/self/mounts, open for good (-1 if it cannot be): the
-// main thread's mount table, which is the server's (no confined thread is
-// the main one).
-var mountsFD = sync.OnceValue(func() int {
-	f, err := os.Open("/proc/self/mounts")
-	if err != nil {
-		return -1
+// watchMounts counts a confined thread alive (+1) or ended (-1), opening
+// the watch for the first and closing it after the last.
+func watchMounts(delta int) {
+	mounts.mu.Lock()
+	defer mounts.mu.Unlock()
+	mounts.users += delta
+	switch {
+	case mounts.users > 0 && mounts.fd < 0:
+		if fd, err := unix.Open("/proc/self/mounts", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+			mounts.fd = fd
+		}
+	case mounts.users == 0 && mounts.fd >= 0:
+		_ = unix.Close(mounts.fd)
+		mounts.fd = -1
 	}
-	fd, err := unix.Dup(int(f.Fd()))
-	f.Close()
-	if err != nil {
-		return -1
-	}
-	unix.CloseOnExec(fd)
-	return fd
-})
+}
