@@ -307,6 +307,30 @@ func TestSandbox_ReadOnlyMountInWritable(t *testing.T) {
 	})
 }
 
+// TestSandbox_ServerStartedInRecreatedRoot checks SPEC §14: a server started
+// inside its workspace root (as editors start it) keeps running commands
+// confined after that root is deleted and made again (a fresh clone into
+// the same path). The server's own working directory then has no path; the
+// confined thread asked for it to re-enter it through the protected binds,
+// and refused every command with SANDBOX_UNAVAILABLE ("getwd: no such file
+// or directory") for the rest of the session. The fault campaign found it.
+func TestSandbox_ServerStartedInRecreatedRoot(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		require.NoError(t, os.RemoveAll(b.ws))
+		require.NoError(t, os.Mkdir(b.ws, 0o755))
+		require.NoError(t, os.Chown(b.ws, b.uid, b.uid))
+		r := b.bash(t, "pwd && echo ok > new.txt && cat new.txt")
+		require.NotNil(t, r.ExitCode, "stderr: %s", r.Stderr)
+		require.Equal(t, 0, *r.ExitCode, r.Stderr)
+		require.Equal(t, canonicalPath(t, b.ws)+"\nok\n", r.Stdout)
+		r = b.bash(t, "echo pwned >> "+b.home+"/.bashrc")
+		require.NotEqual(t, 0, *r.ExitCode)
+		requireDenied(t, r, "write", b.home+"/.bashrc")
+		require.Equal(t, "# rc\n", fileText(t, b.home+"/.bashrc"))
+	})
+}
+
 // TestSandbox_GitProtected checks SPEC §14: .git/hooks, .git/config and the
 // .git directory itself cannot be written, replaced, renamed or removed,
 // while git add, commit, checkout -b and stash work.

@@ -70,8 +70,22 @@ type violation struct {
 
 // stats counts what a campaign did.
 type stats struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu    sync.Mutex
+	n     map[string]int
+	first map[string]string // the first message seen under a name
+}
+
+// example keeps the first message seen under what, so the summary shows
+// what an error code stood for in this run.
+func (s *stats) example(what, msg string) {
+	s.mu.Lock()
+	if s.first == nil {
+		s.first = map[string]string{}
+	}
+	if _, ok := s.first[what]; !ok {
+		s.first[what] = msg
+	}
+	s.mu.Unlock()
 }
 
 func (s *stats) count(what string, n int) {
@@ -98,6 +112,9 @@ func (s *stats) report() string {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-34s %d\n", k, s.n[k])
+		if m, ok := s.first[k]; ok {
+			fmt.Fprintf(&b, "    first: %s\n", m)
+		}
 	}
 	return b.String()
 }

@@ -36,6 +36,9 @@ func (c *campaign) checkOutcome(s *session, cl *call, o outcome, want *string) {
 	raw := o.raw
 	if o.rpc != nil {
 		c.stats.count("error "+o.rpc.Kind, 1)
+		if o.rpc.Kind == "SANDBOX_UNAVAILABLE" || o.rpc.Kind == "IO_ERROR" || o.rpc.Kind == "" {
+			c.stats.example("error "+o.rpc.Kind, cl.Method+": "+truncate(o.rpc.Message, 300))
+		}
 		raw = o.rpc.Data
 		if !utf8.ValidString(o.rpc.Message) {
 			s.violate("utf8", cl.Method+": error message is not valid UTF-8")

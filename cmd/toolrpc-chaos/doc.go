@@ -10,7 +10,7 @@
 // same, bounded resources, a clean log. Every violation is saved with the
 // seed and the session's call log, which --replay runs again.
 //
-// It runs on Linux (it reads /proc, mounts a tmpfs and remounts it);
+// It runs on Linux (it reads /proc, mounts a tmpfs and bind-mounts it read-only over itself);
 // elsewhere it says so and exits. README.md tells how to run it.
 //
 // Usage:

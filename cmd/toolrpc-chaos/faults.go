@@ -265,17 +265,36 @@ func (c *campaign) dataFaults(ctx context.Context, rng *rand.Rand) {
 			sleepCtx(ctx, hold)
 			_ = os.Remove(fill)
 		case "data-read-only":
-			if out, err := exec.Command("mount", "-o", "remount,ro", c.dataDir).CombinedOutput(); err != nil {
-				c.stats.count("fault data-read-only: remount refused", 1)
-				c.logf("remount ro: %v: %s", err, strings.TrimSpace(string(out)))
+			if err := c.overmountReadOnly(); err != nil {
+				c.stats.count("fault data-read-only: refused", 1)
+				c.logf("read-only overmount: %v", err)
 				break
 			}
 			c.stats.count("fault data-read-only", 1)
 			sleepCtx(ctx, hold)
-			if out, err := exec.Command("mount", "-o", "remount,rw", c.dataDir).CombinedOutput(); err != nil {
-				c.logf("remount rw: %v: %s", err, out)
+			if out, err := exec.Command("umount", "-l", c.dataDir).CombinedOutput(); err != nil {
+				c.logf("umount read-only overmount: %v: %s", err, out)
 			}
 		}
 		c.dataFault.Add(-1)
 	}
+}
+
+// overmountReadOnly turns the data dir read-only for every path lookup that
+// follows: it bind-mounts the data dir over itself and makes that new mount
+// read-only. Remounting the tmpfs itself is refused (EBUSY) while any server
+// holds a file open for writing there (a scratch lock, a process log), which
+// a live campaign always has; a fresh bind mount has no writers yet, so the
+// flip always takes. Files already open keep writing, as they would on a
+// filesystem the kernel turned read-only under them. The caller undoes it
+// with a lazy unmount.
+func (c *campaign) overmountReadOnly() error {
+	if out, err := exec.Command("mount", "--bind", c.dataDir, c.dataDir).CombinedOutput(); err != nil {
+		return fmt.Errorf("bind: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if out, err := exec.Command("mount", "-o", "remount,bind,ro", c.dataDir).CombinedOutput(); err != nil {
+		_ = exec.Command("umount", "-l", c.dataDir).Run()
+		return fmt.Errorf("remount ro: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -127,7 +127,12 @@ func newCampaign(cfg config) (*campaign, func(), error) {
 	}
 	cleanup := func() {
 		if c.tmpfs {
-			_ = exec.Command("umount", "-l", c.dataDir).Run()
+			// The tmpfs, and a read-only overmount a fault may still hold.
+			for range 3 {
+				if exec.Command("umount", "-l", c.dataDir).Run() != nil {
+					break
+				}
+			}
 		}
 		if cfg.out == "" && len(c.violations) == 0 {
 			_ = os.RemoveAll(c.runDir)

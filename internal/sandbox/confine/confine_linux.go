@@ -79,17 +79,20 @@ func (p *Policy) Thread() error {
 // no_new_privs, Landlock, seccomp for network off, and no capability left.
 func (p *Policy) apply(tty string) error {
 	if p.MountNS {
-		wd, err := os.Getwd()
-		if err == nil {
-			err = p.bindProtected(tty)
+		// A working directory that no longer has a path (the server was
+		// started inside a root since deleted and made again) is kept as it
+		// is: no bind can lie under a deleted directory, and commands are
+		// started in a directory of their own.
+		wd, wdErr := os.Getwd()
+		if err := p.bindProtected(tty); err != nil {
+			return err
 		}
-		if err == nil {
+		if wdErr == nil {
 			// The working directory was entered before the binds: enter it
 			// again, through them.
-			err = os.Chdir(wd)
-		}
-		if err != nil {
-			return err
+			if err := os.Chdir(wd); err != nil {
+				return err
+			}
 		}
 	}
 	if err := prctl(prSetNoNewPrivs, 1, 0, 0, 0); err != nil {
