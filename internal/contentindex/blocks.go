@@ -81,6 +81,29 @@ func canMatchNewline(re *syntax.Regexp) bool {
 	return slices.ContainsFunc(re.Sub, canMatchNewline)
 }
 
+// toBlocks returns the set of the blocks of the files of set (files
+// space); set itself when every file is one block.
+func (ix *Index) toBlocks(set []uint64) []uint64 {
+	if ix.fileOf == nil {
+		return set
+	}
+	out := ix.newBlockSet()
+	for w, word := range set {
+		for word != 0 {
+			id := uint32(w*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+			hi := ix.f.nblocks
+			if id+1 < ix.f.ndocs {
+				hi = ix.firstBlock(id + 1)
+			}
+			for b := ix.firstBlock(id); b < hi; b++ {
+				out[b>>6] |= 1 << (b & 63)
+			}
+		}
+	}
+	return out
+}
+
 // toFiles returns the set of the files of the blocks of set (blocks space);
 // set itself when every file is one block.
 func (ix *Index) toFiles(set []uint64) []uint64 {

@@ -197,6 +197,24 @@ func (r *maskReader) next() (uint16, error) {
 	return m, nil
 }
 
+// skip passes over the next n masks.
+func (r *maskReader) skip(n int) error {
+	if r.i+n > len(r.low) {
+		return errCorrupt
+	}
+	for n > 0 {
+		off := r.i & 7
+		take := min(8-off, n)
+		r.hi += bits.OnesCount8(r.has[r.i>>3] >> off & byte(uint(1)<<take-1))
+		r.i += take
+		n -= take
+	}
+	if r.hi > len(r.high) {
+		return errCorrupt
+	}
+	return nil
+}
+
 // skipUvarints returns the length of the first count uvarints of b.
 func skipUvarints(b []byte, count int) (int, error) {
 	p := 0
@@ -216,30 +234,50 @@ func skipUvarints(b []byte, count int) (int, error) {
 }
 
 // matchBitmap ORs into dst the documents of bitmap b whose mask (in the
-// order of the set bits) allows term t.
-func matchBitmap(dst []uint64, b []byte, masks *maskReader, t uint64) error {
-	rank := 0
-	for i, c := range b {
-		for c != 0 {
-			k := bits.TrailingZeros8(c)
-			c &= c - 1
+// order of the set bits) allows term t. With keep set, only documents in
+// keep are tested: a word of b none of whose documents keep holds skips its
+// masks whole, so a term ANDed after a rare one costs its words, not its
+// documents.
+func matchBitmap(dst []uint64, b []byte, masks *maskReader, t uint64, keep []uint64) error {
+	allows := newTermTest(t)
+	for w := 0; w*8 < len(b); w++ {
+		var word uint64
+		if chunk := b[w*8:]; len(chunk) >= 8 {
+			word = binary.LittleEndian.Uint64(chunk)
+		} else {
+			for i, c := range chunk {
+				word |= uint64(c) << (8 * i)
+			}
+		}
+		if word == 0 {
+			continue
+		}
+		if keep != nil && word&keep[w] == 0 {
+			if err := masks.skip(bits.OnesCount64(word)); err != nil {
+				return err
+			}
+			continue
+		}
+		for word != 0 {
+			k := bits.TrailingZeros64(word)
+			word &= word - 1
 			m, err := masks.next()
 			if err != nil {
 				return err
 			}
-			if termAllows(t, m) {
-				id := i*8 + k
-				dst[id>>6] |= 1 << (id & 63)
+			if (keep == nil || keep[w]&(1<<k) != 0) && allows.allows(m) {
+				dst[w] |= 1 << k
 			}
-			rank++
 		}
 	}
 	return nil
 }
 
 // matchList ORs into the bitmap dst the documents of the list at data
-// (count ids of an index of ndocs documents) that allow term t.
-func matchList(dst []uint64, data []byte, count, ndocs int, t uint64) error {
+// (count ids of an index of ndocs documents) that allow term t. keep, when
+// set (ndocs bits), lets it leave out documents keep does not hold: the
+// caller ANDs the answer with a set within keep.
+func matchList(dst []uint64, data []byte, count, ndocs int, t uint64, keep []uint64) error {
 	if len(data) == 0 {
 		return errCorrupt
 	}
@@ -257,7 +295,7 @@ func matchList(dst []uint64, data []byte, count, ndocs int, t uint64) error {
 			if err != nil {
 				return err
 			}
-			return matchBitmap(dst, b[:(ndocs+7)/8], masks, t)
+			return matchBitmap(dst, b[:(ndocs+7)/8], masks, t, keep)
 		}
 		orBitmap(dst, b[:(ndocs+7)/8])
 		return nil
@@ -296,6 +334,7 @@ func matchVarint(dst []uint64, b []byte, count, ndocs int, t uint64) error {
 			return err
 		}
 	}
+	allows := newTermTest(t)
 	p, id := 0, uint64(0)
 	for range count {
 		d, n := binary.Uvarint(b[p:])
@@ -313,7 +352,7 @@ func matchVarint(dst []uint64, b []byte, count, ndocs int, t uint64) error {
 			if err != nil {
 				return err
 			}
-			allowed = termAllows(t, m)
+			allowed = allows.allows(m)
 		}
 		if allowed {
 			dst[id>>6] |= 1 << (id & 63)

@@ -33,9 +33,9 @@ func TestListRoundTrip(t *testing.T) {
 			cases := uint64(r.IntN(4)) // any, caseLower, caseUpper, both
 			tm := uint64(pack('a', 'b', 'c')) | uint64(f)<<followShift | cases<<caseShift
 			got := make([]uint64, (ndocs+63)/64)
-			require.NoError(t, matchList(got, data, len(ids), ndocs, tm))
+			require.NoError(t, matchList(got, data, len(ids), ndocs, tm, nil))
 			for k, id := range ids {
-				want := !withMasks || termAllows(tm, masks[k])
+				want := !withMasks || termAllowsSpec(tm, masks[k])
 				require.Equal(t, want, has(got, id), "doc %d of %d, follower %d, cases %#x", id, ndocs, f, cases)
 			}
 			for id := range ndocs {
@@ -43,8 +43,52 @@ func TestListRoundTrip(t *testing.T) {
 					require.False(t, has(got, uint32(id)), "doc %d is not in the list", id)
 				}
 			}
+			// With a keep set (sparse, dense, or whole words empty), the
+			// documents it holds are answered as without it, and no
+			// document outside the answer without it appears.
+			keep := make([]uint64, (ndocs+63)/64)
+			keepDensity := []float64{0.001, 0.05, 0.5}[r.IntN(3)]
+			for id := range ndocs {
+				if r.Float64() < keepDensity {
+					keep[id>>6] |= 1 << (id & 63)
+				}
+			}
+			kept := make([]uint64, (ndocs+63)/64)
+			require.NoError(t, matchList(kept, data, len(ids), ndocs, tm, keep))
+			for id := range uint32(ndocs) {
+				if has(keep, id) {
+					require.Equal(t, has(got, id), has(kept, id), "kept doc %d of %d", id, ndocs)
+				} else if has(kept, id) {
+					require.True(t, has(got, id), "doc %d answered with keep only", id)
+				}
+			}
 		}
 	}
+}
+
+// termAllowsSpec is termAllows as the mask format states it: one of the
+// halves the term allows (the low byte caseLower's, the high caseUpper's)
+// is not empty and has every follower bit the term asks for.
+func termAllowsSpec(t uint64, mask uint16) bool {
+	if t&^triMask == 0 {
+		return true
+	}
+	halves := uint8(t >> caseShift)
+	if halves == 0 {
+		halves = caseLower | caseUpper
+	}
+	var want uint8
+	for _, shift := range []uint64{followShift, follow3Shift} {
+		if f := t >> shift & followMask; f != 0 {
+			want |= 1 << (f - 1)
+		}
+	}
+	for h, half := range [2]uint8{uint8(mask), uint8(mask >> caseMaskShift)} {
+		if halves&(1<<h) != 0 && half != 0 && half&want == want {
+			return true
+		}
+	}
+	return false
 }
 
 // randomMask returns a mask with followers of lower-case occurrences,

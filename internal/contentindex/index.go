@@ -165,10 +165,11 @@ func (ix *Index) match(q *Query, byFile bool) (set []uint64, all bool, err error
 			return ca - cb
 		})
 	}
-	for _, t := range tris {
+	var keep []uint64 // blocks an AND still needs: those of the rarest term's answer
+	for i, t := range tris {
 		s := ix.newBlockSet()
 		if count, data := ix.list(uint32(t & triMask)); count > 0 {
-			if err := matchList(s, data, count, int(ix.f.nblocks), t); err != nil {
+			if err := matchList(s, data, count, int(ix.f.nblocks), t, keep); err != nil {
 				return nil, false, err
 			}
 		}
@@ -178,6 +179,12 @@ func (ix *Index) match(q *Query, byFile bool) (set []uint64, all bool, err error
 		parts = append(parts, s)
 		if q.Op == OpAnd && isEmpty(s) {
 			return s, false, nil
+		}
+		if q.Op == OpAnd && i == 0 && (len(tris) > 1 || len(q.Sub) > 0) {
+			keep = s
+			if byFile {
+				keep = ix.toBlocks(s)
+			}
 		}
 	}
 	for _, sub := range q.Sub {

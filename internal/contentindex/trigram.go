@@ -94,27 +94,40 @@ func follow3Bit(next uint32) uint8 { return uint8((next * 0x9E3779B1) >> 29) }
 // is mask may hold the term: one of the halves the term allows has every
 // follower bit it asks for (and, when it asks none, any bit). A term that
 // asks nothing of the mask is held by every document holding its trigram.
-func termAllows(t uint64, mask uint16) bool {
+func termAllows(t uint64, mask uint16) bool { return newTermTest(t).allows(mask) }
+
+// termTest is termAllows for one term, its halves and follower bits
+// worked out once, for the loops that test a mask per document.
+type termTest struct {
+	any          bool  // the term asks nothing of the mask
+	halves, want uint8 // the halves it allows (caseLower, caseUpper), the follower bits it asks
+}
+
+func newTermTest(t uint64) termTest {
 	if t&^triMask == 0 {
-		return true
+		return termTest{any: true}
 	}
-	halves := uint8(t >> caseShift)
-	if halves == 0 {
-		halves = caseLower | caseUpper
+	tt := termTest{halves: uint8(t >> caseShift)}
+	if tt.halves == 0 {
+		tt.halves = caseLower | caseUpper
 	}
-	var want uint8
 	if f := t >> followShift & followMask; f != 0 {
-		want |= 1 << (f - 1)
+		tt.want |= 1 << (f - 1)
 	}
 	if f := t >> follow3Shift & followMask; f != 0 {
-		want |= 1 << (f - 1)
+		tt.want |= 1 << (f - 1)
 	}
-	for h, half := range [2]uint8{uint8(mask), uint8(mask >> caseMaskShift)} {
-		if halves&(1<<h) != 0 && half != 0 && half&want == want {
-			return true
-		}
+	return tt
+}
+
+// allows is termAllows(t, mask) for the term tt was made of.
+func (tt termTest) allows(mask uint16) bool {
+	if tt.any {
+		return true
 	}
-	return false
+	lo, hi := uint8(mask), uint8(mask>>caseMaskShift)
+	return tt.halves&caseLower != 0 && lo != 0 && lo&tt.want == tt.want ||
+		tt.halves&caseUpper != 0 && hi != 0 && hi&tt.want == tt.want
 }
 
 // triSet gathers the distinct folded trigrams of one file and, per
