@@ -81,6 +81,15 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 	done := false          // enough matches: only the tag still needs the rest
 	first := true          // data starts at the file's start
 	want := g.q.ChunkBytes // bytes to gather before searching
+	grow := g.q.Mode == FilesWithMatches
+	if grow {
+		// One match answers the file: search the first read's whole lines
+		// before reading on, then twice as much each time, as most files
+		// that match do so early (of the 948 Linux files matching
+		// \w+_RESUME, 212 are over 64 KB and hold 59 of their 75 MB, and
+		// 85% match in their first 64 KB).
+		want = len(data)
+	}
 	for {
 		if !eof && len(data) < want {
 			if data, eof, err = g.gather(rd, data, want); err != nil {
@@ -97,7 +106,11 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 			}
 			end = i + 1
 		}
-		want = g.q.ChunkBytes
+		if grow {
+			want = min(2*max(want, len(data)), g.q.ChunkBytes)
+		} else {
+			want = g.q.ChunkBytes
+		}
 		chunk := data[:end]
 		if !done {
 			text, exact := g.decode(chunk, first)
