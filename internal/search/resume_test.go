@@ -106,7 +106,13 @@ func TestGrepResumeMatchesFresh(t *testing.T) {
 				offset += n
 			}
 			require.Greater(t, pages, 1)
-			require.Equal(t, pages-1, resumed, "every page but the first continued the previous one")
+			if st, ok := rt.set.Stats(rt.root); ok && st.State == "live" {
+				require.Equal(t, pages-1, resumed, "every page but the first continued the previous one")
+			} else {
+				// The portable build (and a system without inotify) has no
+				// file table: every listing walks, and no walk is versioned.
+				require.Zero(t, resumed, "a page continued a listing no table versioned")
+			}
 		}
 	}
 }
