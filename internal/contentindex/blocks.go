@@ -92,11 +92,8 @@ func (ix *Index) toBlocks(set []uint64) []uint64 {
 		for word != 0 {
 			id := uint32(w*64 + bits.TrailingZeros64(word))
 			word &= word - 1
-			hi := ix.f.nblocks
-			if id+1 < ix.f.ndocs {
-				hi = ix.firstBlock(id + 1)
-			}
-			for b := ix.firstBlock(id); b < hi; b++ {
+			lo, hi := ix.blocksOf(id)
+			for b := lo; b < hi; b++ {
 				out[b>>6] |= 1 << (b & 63)
 			}
 		}

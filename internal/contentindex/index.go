@@ -53,10 +53,7 @@ func (ix *Index) loadDocs() error {
 	}
 	ix.fileOf = make([]uint32, ix.f.nblocks)
 	for id := range ix.f.ndocs {
-		lo, hi := ix.firstBlock(id), ix.f.nblocks
-		if id+1 < ix.f.ndocs {
-			hi = ix.firstBlock(id + 1)
-		}
+		lo, hi := ix.blocksOf(id)
 		if lo > hi || hi > ix.f.nblocks {
 			return errCorrupt
 		}
@@ -68,6 +65,16 @@ func (ix *Index) loadDocs() error {
 		return errCorrupt
 	}
 	return nil
+}
+
+// blocksOf returns the blocks [lo, hi) of document id: from its first
+// block to the next document's (the last document's run to the end).
+func (ix *Index) blocksOf(id uint32) (lo, hi uint32) {
+	lo, hi = ix.firstBlock(id), ix.f.nblocks
+	if id+1 < ix.f.ndocs {
+		hi = ix.firstBlock(id + 1)
+	}
+	return lo, hi
 }
 
 // firstBlock returns the first block of document id.

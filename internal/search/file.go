@@ -84,10 +84,10 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 	grow := g.q.Mode == FilesWithMatches
 	if grow {
 		// One match answers the file: search the first read's whole lines
-		// before reading on, then twice as much each time, as most files
-		// that match do so early (of the 948 Linux files matching
-		// \w+_RESUME, 212 are over 64 KB and hold 59 of their 75 MB, and
-		// 85% match in their first 64 KB).
+		// before reading on, then twice as much each time, as many files
+		// that match do so early (of a sample of 400 of the 948 Linux files
+		// matching \w+_RESUME, 85% match in their first 64 KB; the large
+		// ones mostly match late, so the bytes read fell only 57 -> 52 MB).
 		want = len(data)
 	}
 	for {
