@@ -135,7 +135,7 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 		out = append(out, r...)
 	}
 	if !opts.Unsorted {
-		SortNewestFirst(out)
+		sortNewestFirstByRel(out)
 	}
 	return out, nil
 }
@@ -264,7 +264,7 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if check && w.excluded(set, abs, j.rel, e.name, true, &ex) {
 				continue
 			}
-			rel := joinRel(j.rel, e.name)
+			rel := relOf(abs, j.rel, e.name)
 			if w.dir != nil && !w.dir(rel) {
 				continue
 			}
@@ -273,7 +273,7 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 			if e.name == dotGit || (check && w.excluded(set, abs, j.rel, e.name, false, &ex)) {
 				continue
 			}
-			if f, ok := w.file(d, abs, joinRel(j.rel, e.name), e.name, &st, statted); ok {
+			if f, ok := w.file(d, abs, relOf(abs, j.rel, e.name), e.name, &st, statted); ok {
 				out = append(out, f)
 			}
 		}
@@ -368,6 +368,21 @@ func (w *walker) excluded(set *ignoreSet, abs, dirRel, name string, isDir bool, 
 		ex.files[r]++
 	}
 	return true
+}
+
+// relOf returns joinRel(dirRel, name) for the entry name of the directory
+// dirRel, abs being its absolute path: where the separator is a slash, the
+// tail of abs, sharing its bytes (a walk makes one string per file, not
+// two).
+func relOf(abs, dirRel, name string) string {
+	if filepath.Separator != '/' {
+		return joinRel(dirRel, name)
+	}
+	n := len(name)
+	if dirRel != "" {
+		n += len(dirRel) + 1
+	}
+	return abs[len(abs)-n:]
 }
 
 func joinRel(dir, name string) string {

@@ -115,3 +115,40 @@ func BenchmarkWalkCorpus(b *testing.B) {
 		}
 	}
 }
+
+// TestWalkOrderIsSortNewestFirst (SPEC §5): a walk's files, most of them
+// equal in time and thousands of them (so sorted in runs on several
+// cores), come in SortNewestFirst's order: newest first, ties by Abs, with
+// names around the separator's byte ('-', '.', '0') that order differently
+// by name and by path; each Rel is Abs below the start.
+func TestWalkOrderIsSortNewestFirst(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 6000 {
+		d := []string{"a", "a-b", "a.b", "a0", "ab"}[i%5]
+		files[d+"/"+[]string{"x", "x-y", "x.y", "x0", "x/y"}[i/5%5]+"/f"+string(rune('0'+i%10))+"_"+string(rune('a'+i/50%26))+string(rune('a'+i/1300))] = ""
+	}
+	writeTree(t, dir, files)
+	same := time.Unix(1700000000, 0)
+	n := 0
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		mt := same
+		if n++; n%97 == 0 {
+			mt = same.Add(time.Duration(n) * time.Second)
+		}
+		return os.Chtimes(p, mt, mt)
+	}))
+	got, err := Walk(context.Background(), Options{Start: dir, Boundary: dir})
+	require.NoError(t, err)
+	require.Len(t, got, len(files))
+	want := append([]File(nil), got...)
+	for i := range want {
+		want[i].Rel = "" // SortNewestFirst orders by Abs alone
+	}
+	SortNewestFirst(want)
+	for i := range got {
+		require.Equal(t, want[i].Abs, got[i].Abs, "position %d", i)
+		require.Equal(t, filepath.ToSlash(got[i].Abs[len(dir)+1:]), got[i].Rel)
+	}
+}
