@@ -13,6 +13,11 @@ import (
 	"github.com/toolrpc/toolrpc/internal/walk"
 )
 
+// skipUnmatched lets a file read whole in its first read, whose bytes do
+// not hold the pattern's ASCII literal, go unsniffed (Matcher.absentFrom);
+// tests turn it off to compare against the sniff-first answer.
+var skipUnmatched = true
+
 // worker searches one file at a time with a reused buffer.
 type worker struct {
 	q          *Query
@@ -55,6 +60,12 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 	if err != nil {
 		return fileResult{}
 	}
+	if eof && skipUnmatched && g.q.Matcher.absentFrom(g.buf[:n]) && textenc.ByBOM(g.buf[:n]) == nil {
+		// The whole file is read and cannot match, binary or text, in
+		// whatever encoding the sniff would name: the sniff, most of the
+		// cost of a small file that does not match, is not spent.
+		return fileResult{}
+	}
 	enc, binary, _ := walk.SniffText(g.buf[:n], eof)
 	if binary {
 		return fileResult{}
@@ -77,7 +88,7 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 	if g.q.Mode == Content {
 		h = sourceset.NewHash()
 	}
-	base := 0              // lines before data
+	base := 0              // lines before data (Content: no other mode numbers lines)
 	done := false          // enough matches: only the tag still needs the rest
 	first := true          // data starts at the file's start
 	want := g.q.ChunkBytes // bytes to gather before searching
@@ -138,7 +149,9 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 		if ctx.Err() != nil {
 			return fileResult{}
 		}
-		base += g.lines(chunk)
+		if g.q.Mode == Content { // only content results number their lines
+			base += g.lines(chunk)
+		}
 		rest := copy(g.buf[:cap(g.buf)], data[end:])
 		data = g.buf[:rest]
 	}

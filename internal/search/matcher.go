@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,7 @@ type Matcher struct {
 	never  bool          // every match holds a newline, so no single line matches
 	whole  *wholeLiteral // the pattern is one literal: lines are confirmed without regexp, or nil
 	pair   *foldPair     // finds lit (fold, two bytes or more) by two rare bytes at once, or nil
+	ascii  bool          // lit is all ASCII: see absentFrom
 
 	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
 	runLen int
@@ -82,6 +84,7 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 	m.fold = lit.fold
 	m.exact = lit.whole && !m.perLine
 	m.rare = rarest(m.lit, m.fold)
+	m.ascii = !slices.ContainsFunc(m.lit, func(c byte) bool { return c >= utf8.RuneSelf })
 	if m.fold {
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
@@ -413,6 +416,18 @@ func scanCandidates(buf []byte, find func(buf []byte, pos int) int, confirm func
 		}
 		pos = ln.next(e)
 	}
+}
+
+// absentFrom reports whether text holds no match in any encoding a file
+// holding text could be decoded from (UTF-8, and the legacy encodings of
+// textenc, all of which decode each byte below 0x80 that is not part of a
+// multi-byte character to itself, and never decode other bytes to one below
+// 0x80): the pattern requires an ASCII literal and text does not contain
+// it. A decoded text's ASCII characters that stand side by side stand side
+// by side in text, so no decoding can make the literal appear. A UTF-16
+// text (told by its BOM) is not covered.
+func (m *Matcher) absentFrom(text []byte) bool {
+	return m.ascii && m.find(text, 0) < 0
 }
 
 // find returns the offset of the first occurrence of lit at or after pos, or -1.

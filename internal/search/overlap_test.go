@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp/syntax"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,42 +97,63 @@ func TestOverlapLeftToTheIndex(t *testing.T) {
 // matched to the newest-first listing by path, size and time: a file
 // searched twice keeps its last search, a file whose size or time the
 // listing no longer has, or that was never searched, is searched again
-// (no result), and ties of time are told apart by path.
+// (no result), and ties of time are told apart by path. The walk's own
+// listing (a FileList of the very path strings searched) is matched by the
+// strings' addresses, so a path string made anew there counts as not
+// searched; any other listing is matched by path.
 func TestOverlapAlign(t *testing.T) {
 	res := func(n int) *fileResult { return &fileResult{count: n} }
-	o := &overlap{done: []overlapResult{
-		{abs: "/r/c", size: 1, mtime: 5, r: res(1)},
-		{abs: "/r/a", size: 1, mtime: 9},
-		{abs: "/r/b", size: 2, mtime: 5, r: res(2)},
-		{abs: "/r/e", size: 7, mtime: 3, r: res(9)}, // the listing has another size
-		{abs: "/r/c", size: 1, mtime: 5, r: res(3)}, // searched again: kept
-		{abs: "/r/f", size: 1, mtime: 4, r: res(4)}, // the listing has another time
-		{abs: "/r/z", size: 1, mtime: 1, r: res(5)}, // not listed
+	path := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "z"} {
+		path[n] = strings.Clone("/r/" + n) // one string per path, as a walk makes
+	}
+	o := &overlap{last: map[uintptr]int32{}, done: []overlapResult{
+		{abs: path["c"], size: 1, mtime: 5, r: res(1)},
+		{abs: path["a"], size: 1, mtime: 9},
+		{abs: path["b"], size: 2, mtime: 5, r: res(2)},
+		{abs: path["e"], size: 7, mtime: 3, r: res(9)}, // the listing has another size
+		{abs: path["c"], size: 1, mtime: 5, r: res(3)}, // searched again: kept
+		{abs: path["f"], size: 1, mtime: 4, r: res(4)}, // the listing has another time
+		{abs: path["z"], size: 1, mtime: 1, r: res(5)}, // not listed
 	}}
-	for i := range o.done {
-		o.done[i].seq = i
+	for i, d := range o.done {
+		o.last[addr(d.abs)] = int32(i)
 	}
 	files := walk.FileList{
-		{Abs: "/r/a", Size: 1, ModTime: 9},
-		{Abs: "/r/b", Size: 2, ModTime: 5},
-		{Abs: "/r/c", Size: 1, ModTime: 5},
-		{Abs: "/r/d", Size: 1, ModTime: 5}, // never searched
-		{Abs: "/r/f", Size: 1, ModTime: 2},
-		{Abs: "/r/e", Size: 8, ModTime: 3},
+		{Abs: path["a"], Size: 1, ModTime: 9},
+		{Abs: path["b"], Size: 2, ModTime: 5},
+		{Abs: path["c"], Size: 1, ModTime: 5},
+		{Abs: path["d"], Size: 1, ModTime: 5}, // never searched
+		{Abs: path["f"], Size: 1, ModTime: 2},
+		{Abs: path["e"], Size: 8, ModTime: 3},
 	}
 	walk.SortNewestFirst(files)
-	o.align(files, 1)
 	type got struct {
 		ok    bool
 		count int
 	}
-	var gots []got
-	for i := 1; i < len(files); i++ {
-		r, ok := o.result(i, 1)
-		gots = append(gots, got{ok, r.count})
+	aligned := func(files walk.Files) []got {
+		o.align(files, 1)
+		var gots []got
+		for i := 1; i < files.Len(); i++ {
+			r, ok := o.result(i, 1)
+			gots = append(gots, got{ok, r.count})
+		}
+		return gots
 	}
-	require.Equal(t, []got{{true, 2}, {true, 3}, {false, 0}, {false, 0}, {false, 0}}, gots)
+	want := []got{{true, 2}, {true, 3}, {false, 0}, {false, 0}, {false, 0}}
+	require.Equal(t, want, aligned(files), "the walk's own listing")
+	require.Equal(t, want, aligned(madeAnew{files}), "a listing of its own paths")
+	anew := slices.Clone(files)
+	for i := range anew {
+		anew[i].Abs = strings.Clone(anew[i].Abs)
+	}
+	require.Equal(t, []got{{false, 0}, {false, 0}, {false, 0}, {false, 0}, {false, 0}}, aligned(anew),
+		"a FileList of other strings: searched again")
 }
+
+// madeAnew is a listing that is not a FileList (as a file table's is).
+type madeAnew struct{ walk.FileList }
 
 // keepAll is an Index that drops no file; Narrows reports its value.
 type keepAll bool
