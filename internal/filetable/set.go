@@ -19,6 +19,10 @@ type Set struct {
 
 	reporter *progress.Reporter // shows whole-root walks (ReportTo)
 
+	deferBuilds bool               // DeferBuilds was called
+	bg          context.Context    // the deferred builds' context, cancelled by Close
+	stopBG      context.CancelFunc // cancels bg
+
 	mu     sync.Mutex
 	tables map[string]*Table
 	closed bool
@@ -38,6 +42,7 @@ func NewSet(roots []string, logf logging.Logf) *Set {
 // doc). A nil store persists nothing.
 func NewStoredSet(roots []string, store func(root string) string, logf logging.Logf) *Set {
 	s := &Set{logf: logf, roots: map[string]bool{}, tables: map[string]*Table{}, store: store}
+	s.bg, s.stopBG = context.WithCancel(context.Background())
 	for _, r := range roots {
 		s.roots[r] = true
 	}
@@ -49,12 +54,25 @@ func NewStoredSet(roots []string, store func(root string) string, logf logging.L
 // through r (see package progress). Call it before the first listing.
 func (s *Set) ReportTo(r *progress.Reporter) { s.reporter = r }
 
+// DeferBuilds makes a listing that would build its root's table by
+// walking the whole root (the table is new and no stored table can spare
+// the walk) walk as walk.Walk does instead, and leave the build to
+// BuildDeferred: the first call on a fresh tree then does only what a
+// plain walk does (no watches, no tree filled, no mount checks), and the
+// table is built after it has answered. Call it before the first listing.
+func (s *Set) DeferBuilds() { s.deferBuilds = true }
+
 // Walk returns what walk.Walk(ctx, opts) returns: from the table of
 // opts.Boundary when that is one of the set's roots and the table can
 // answer, else by walking (also for a nil Set). opts.Keep must not retain
 // its arguments; opts.Workers is ignored when the table answers.
 func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	if s != nil && s.roots[opts.Boundary] {
+		if s.deferBuilds {
+			if t := s.table(opts.Boundary); t != nil && t.deferBuild() {
+				return s.walkDeferred(ctx, opts)
+			}
+		}
 		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Open: opts.Open, Excluded: opts.Excluded})
 		if err != nil || ok {
 			return files, err
@@ -62,6 +80,50 @@ func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	}
 	files, err := walk.Walk(ctx, opts)
 	return walk.FileList(files), err
+}
+
+// walkDeferred is the walk of a listing whose table's build waits for
+// BuildDeferred: walk.Walk, shown to the client as the table's walk would
+// be when it lists the whole root.
+func (s *Set) walkDeferred(ctx context.Context, opts walk.Options) (walk.Files, error) {
+	if opts.Start == opts.Boundary {
+		meter := s.reporter.Start(progress.TableWalk, opts.Boundary)
+		defer meter.End()
+		if meter != nil {
+			if open := opts.Open; open != nil {
+				opts.Open = func(f walk.File, fd int) { meter.Add(1); open(f, fd) }
+			} else {
+				found := opts.Found
+				opts.Found = func(f walk.File) {
+					meter.Add(1)
+					if found != nil {
+						found(f)
+					}
+				}
+			}
+		}
+	}
+	files, err := walk.Walk(ctx, opts)
+	return walk.FileList(files), err
+}
+
+// BuildDeferred starts, on a goroutine of its own, the build of root's
+// table when a listing left it for later (DeferBuilds); it does nothing
+// otherwise. A call runs it once its reply is written, so the build never
+// delays an answer; a listing that comes while it runs waits for it, as
+// it would wait for any build. The build shows no progress (the walk of
+// the listing that deferred it did), and Close cancels it.
+func (s *Set) BuildDeferred(root string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	t := s.tables[root]
+	s.mu.Unlock()
+	if t == nil || !t.claimDeferred() {
+		return
+	}
+	go t.buildDeferred(s.bg)
 }
 
 // List answers q from root's table, building it first if need be; see
@@ -119,6 +181,7 @@ func (s *Set) Close() {
 	if s == nil {
 		return
 	}
+	s.stopBG()
 	s.mu.Lock()
 	ts := s.tables
 	s.tables, s.closed = nil, true

@@ -69,6 +69,12 @@ type Table struct {
 	readerDone  chan struct{}
 	closeOnce   sync.Once
 
+	// deferred: a listing walked without the table, leaving its build to
+	// BuildDeferred (Set.DeferBuilds); building: BuildDeferred claimed
+	// the build, so listings wait for it; quiet: that build runs, and
+	// shows no progress (the listing's walk showed it).
+	deferred, building, quiet bool
+
 	// outside is what outsidePrint said right after the watches outside
 	// the tree were added (outsideOK false: the table is not persisted);
 	// a save writes it as it is.
@@ -261,6 +267,55 @@ func (t *Table) ready(ctx context.Context, found listener) error {
 	return nil
 }
 
+// deferBuild reports whether a listing should walk without the table and
+// leave its build to BuildDeferred: the platform keeps tables, the table is
+// new, no deferred build is under way, and no stored table (which is
+// revalidated, not walked) can spare the whole walk. It marks the build as
+// deferred.
+func (t *Table) deferBuild() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !hasWatcher || t.state != stateNew || t.building {
+		return false // no table to build, or a build to wait for
+	}
+	if t.store != "" {
+		if _, err := os.Lstat(t.store); err == nil {
+			return false
+		}
+	}
+	t.deferred = true
+	return true
+}
+
+// claimDeferred reports whether a build was deferred and claims it: until
+// the build has run, listings wait for it instead of walking.
+func (t *Table) claimDeferred() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.deferred || t.state != stateNew {
+		return false
+	}
+	t.deferred, t.building = false, true
+	return true
+}
+
+// buildDeferred builds the table a listing deferred (unless a listing
+// built it first), and schedules its save.
+func (t *Table) buildDeferred(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.building = false
+	if t.state != stateNew {
+		return
+	}
+	t.quiet = true
+	err := t.build(ctx, listener{})
+	t.quiet = false
+	if err == nil {
+		t.scheduleSave()
+	}
+}
+
 // ruleKey identifies a rule across compilations of its ignore file.
 type ruleKey struct {
 	source, text string
@@ -384,8 +439,11 @@ func (t *Table) rebuild(ctx context.Context, found listener) error {
 		return err
 	}
 	s.full[""] = &dirNode{wd: wd, repo: pr.git.mode != 0, print: pr}
-	meter := t.reporter.Start(progress.TableWalk, t.root)
-	defer meter.End()
+	var meter *progress.Meter
+	if !t.quiet {
+		meter = t.reporter.Start(progress.TableWalk, t.root)
+		defer meter.End()
+	}
 	s.found = counted(found, meter)
 	t.mounts, t.mountsKnown = mountsBelow(t.root)
 	files, err := s.run(ctx)

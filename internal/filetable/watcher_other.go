@@ -11,6 +11,9 @@ import "errors"
 // newWatcher fails, the table turns off with one log line, and grep and
 // glob walk the root on every call, which SPEC §12 allows.
 
+// hasWatcher: no table is ever kept here, so no build is deferred either.
+const hasWatcher = false
+
 // The inotify event bits events.go reads, with Linux's values; no event
 // ever carries them here.
 const (

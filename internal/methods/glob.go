@@ -75,6 +75,7 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	list, _ := sandboxList(s, s.Files.Walk, rp.Abs)
+	call.AfterReply(func() { s.Files.BuildDeferred(rp.RootDir) })
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}

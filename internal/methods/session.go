@@ -167,6 +167,9 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 	}
 	files := filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf)
 	files.ReportTo(cfg.Progress)
+	// A fresh tree's first grep or glob walks as ripgrep would; grep and
+	// glob build the table once they have answered (BuildDeferred).
+	files.DeferBuilds()
 	return &Session{sandbox: pol,
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
