@@ -36,7 +36,9 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 // (walk.Options.Open; the walk closes it), else the file is opened by its
 // path.
 func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
-	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
+	// A descriptor the walk opened is never one of a file binary by its
+	// name (walk.Options.Open): its name was judged there.
+	if ctx.Err() != nil || (open < 0 && walk.IsBinaryName(f.Abs)) {
 		return fileResult{}
 	}
 	// Raw syscalls: os.File's poller registration, Stat and EOF probe read
