@@ -22,6 +22,7 @@ type Set struct {
 	deferBuilds bool               // DeferBuilds was called
 	bg          context.Context    // the deferred builds' context, cancelled by Close
 	stopBG      context.CancelFunc // cancels bg
+	building    sync.WaitGroup     // the deferred builds' goroutines (Add under mu)
 
 	mu     sync.Mutex
 	tables map[string]*Table
@@ -123,7 +124,11 @@ func (s *Set) BuildDeferred(root string) {
 	if t == nil || !t.claimDeferred() {
 		return
 	}
-	go t.buildDeferred(s.bg)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed { // else Close has waited for the builds already
+		s.building.Go(func() { t.buildDeferred(s.bg) })
+	}
 }
 
 // List answers q from root's table, building it first if need be; see
@@ -189,6 +194,7 @@ func (s *Set) Close() {
 	for _, t := range ts {
 		t.Close()
 	}
+	s.building.Wait() // no build's goroutine outlives the set
 }
 
 // errNoWatcher is newWatcher's error where the platform has no reliable
