@@ -68,10 +68,12 @@ func (p *foldPair) index(buf []byte, pos int) int {
 	// once so that the eight loads need no bounds checks.
 	for ; i+31 <= last; i += 32 {
 		u, v := buf[i:i+32], buf[i+d:i+d+32]
-		m0 := zeroLanes(binary.LittleEndian.Uint64(u[0:8])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[0:8])|orB^wantB)
-		m1 := zeroLanes(binary.LittleEndian.Uint64(u[8:16])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[8:16])|orB^wantB)
-		m2 := zeroLanes(binary.LittleEndian.Uint64(u[16:24])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[16:24])|orB^wantB)
-		m3 := zeroLanes(binary.LittleEndian.Uint64(u[24:32])|orA^wantA) & zeroLanes(binary.LittleEndian.Uint64(v[24:32])|orB^wantB)
+		// A lane of (x^wantA | y^wantB) is zero exactly when both bytes
+		// are wanted: one zero-lane test per word, not one per byte.
+		m0 := zeroLanes((binary.LittleEndian.Uint64(u[0:8]) | orA ^ wantA) | (binary.LittleEndian.Uint64(v[0:8]) | orB ^ wantB))
+		m1 := zeroLanes((binary.LittleEndian.Uint64(u[8:16]) | orA ^ wantA) | (binary.LittleEndian.Uint64(v[8:16]) | orB ^ wantB))
+		m2 := zeroLanes((binary.LittleEndian.Uint64(u[16:24]) | orA ^ wantA) | (binary.LittleEndian.Uint64(v[16:24]) | orB ^ wantB))
+		m3 := zeroLanes((binary.LittleEndian.Uint64(u[24:32]) | orA ^ wantA) | (binary.LittleEndian.Uint64(v[24:32]) | orB ^ wantB))
 		if m0|m1|m2|m3 == 0 {
 			continue
 		}
@@ -88,7 +90,7 @@ func (p *foldPair) index(buf []byte, pos int) int {
 	for ; i+7 <= last; i += 8 {
 		x := binary.LittleEndian.Uint64(buf[i:i+8]) | orA
 		y := binary.LittleEndian.Uint64(buf[i+d:i+d+8]) | orB
-		m := zeroLanes(x^wantA) & zeroLanes(y^wantB)
+		m := zeroLanes((x ^ wantA) | (y ^ wantB))
 		for m != 0 {
 			s := i + bits.TrailingZeros64(m)/8 - a
 			if foldEqual(buf[s:s+len(lit)], lit) {
