@@ -8,9 +8,9 @@
 // The table is built by the first listing that needs it, with one parallel
 // walk.Walk of the root; with Set.DeferBuilds, a listing that would build
 // it by walking the whole root walks as walk.Walk does instead, and the
-// table is built after the call has answered (Set.BuildDeferred). Every directory it holds carries an inotify watch,
-// added before the directory is listed, so no change between the listing and
-// the watch is lost. The kernel queues an inotify event synchronously with the
+// table is built after the call has answered (Set.BuildDeferred). Every
+// directory it holds carries an inotify watch, added before the directory
+// is listed, so no change between the listing and the watch is lost. The kernel queues an inotify event synchronously with the
 // change that causes it; before a listing uses the table it reads the inotify
 // descriptor until it is empty (EAGAIN) and applies what it read. A change
 // that completed before the listing started is therefore always seen.

@@ -11,12 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dirMask is what a watch on a directory of the table asks for: entries
-// created, deleted, renamed, written or with changed attributes, and the
-// directory itself deleted or renamed.
 // hasWatcher: tables are kept here (see watcher_other.go for where not).
 const hasWatcher = true
 
+// dirMask is what a watch on a directory of the table asks for: entries
+// created, deleted, renamed, written or with changed attributes, and the
+// directory itself deleted or renamed.
 const dirMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK

@@ -90,18 +90,13 @@ func (s *Set) walkDeferred(ctx context.Context, opts walk.Options) (walk.Files, 
 	if opts.Start == opts.Boundary {
 		meter := s.reporter.Start(progress.TableWalk, opts.Boundary)
 		defer meter.End()
-		if meter != nil {
-			if open := opts.Open; open != nil {
-				opts.Open = func(f walk.File, fd int) { meter.Add(1); open(f, fd) }
-			} else {
-				found := opts.Found
-				opts.Found = func(f walk.File) {
-					meter.Add(1)
-					if found != nil {
-						found(f)
-					}
-				}
+		if meter != nil { // counted as the table's walk counts what it finds
+			l := listener{fn: opts.Open, opens: opts.Open != nil}
+			if found := opts.Found; !l.opens && found != nil {
+				l.fn = func(f walk.File, _ int) { found(f) }
 			}
+			opts.Open, opts.Found = nil, nil
+			counted(l, meter).options(&opts)
 		}
 	}
 	files, err := walk.Walk(ctx, opts)
