@@ -32,9 +32,10 @@ const blockOverlap = 5
 // and every occurrence of a trigram (with its followers) lies in some block.
 type blockCutter struct {
 	set  *triSet
-	cut  func(*triSet) // called with each block but the last; set is Reset after
-	size int           // bytes a block has at least
-	n    int           // bytes of the current block added so far
+	cut  func(set *triSet, next int64) // called with each block but the last, and the offset where the next one starts; set is Reset after
+	size int                           // bytes a block has at least
+	n    int                           // bytes of the current block added so far
+	at   int64                         // the file's offset of the current block's start
 }
 
 // add adds the next piece of the file.
@@ -53,7 +54,8 @@ func (c *blockCutter) add(p []byte) {
 		// Its last trigrams start in the next block, which records what
 		// follows them: the end of this one is no end of the text.
 		c.set.ended = true
-		c.cut(c.set)
+		c.at += int64(c.n + end)
+		c.cut(c.set, c.at)
 		c.set.Reset()
 		p, c.n = p[end:], 0
 	}

@@ -99,4 +99,5 @@ func TestDifferentialBlocks(t *testing.T) {
 		mgr.Close()
 	}
 	require.Greater(t, narrowed, 100, "the index narrowed searches")
+	require.Greater(t, spansChecked.Load(), int64(100), "candidates were given spans")
 }

@@ -39,6 +39,9 @@ type docRec struct {
 	size, mtime int64
 	flags       uint32
 	blocks      uint32 // how many blocks it was read as (0: not indexed)
+	// starts holds where each block but the first starts in the file
+	// (blocks-1 offsets, ascending).
+	starts []uint32
 }
 
 // builder writes an index of a fixed list of files, in runs of
@@ -160,9 +163,13 @@ func (b *builder) addFile(i int) {
 	d := &b.docs[i]
 	b.cur, b.mark = i, len(b.pairs)
 	first := b.block
-	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now(), b.addBlock)
+	d.starts = nil
+	d.size, d.mtime, d.flags = scanFile(b.root+"/"+d.rel, b.set, b.buf, b.now(), func(set *triSet, next int64) {
+		b.addBlock(set)
+		d.starts = append(d.starts, uint32(next))
+	})
 	if d.flags&docIndexed == 0 {
-		b.pairs, b.block = b.pairs[:b.mark], first
+		b.pairs, b.block, d.starts = b.pairs[:b.mark], first, nil
 		return
 	}
 	b.addBlock(b.set)

@@ -11,10 +11,34 @@ import (
 	"github.com/toolrpc/toolrpc/internal/walk"
 )
 
-// subset is the files of a listing at ascending indexes.
+// subset is the files of a listing at ascending indexes, with the parts of
+// each one that can hold a match (see MatchSpans).
 type subset struct {
-	src walk.Files
-	idx []int
+	src   walk.Files
+	idx   []int
+	spans [][][2]int64 // per file of idx, or nil when every file is read whole
+}
+
+// MatchSpans returns the byte ranges of file i that can hold a line with a
+// match (Index.MatchSpans), nil for the whole file: grep's count and
+// filesWithMatches modes read only those (search.MatchSpans).
+func (s *subset) MatchSpans(i int) [][2]int64 {
+	if s.spans == nil {
+		return nil
+	}
+	return s.spans[i]
+}
+
+// keep adds file i of the listing, whose lines with a match lie in spans
+// (nil: anywhere).
+func (s *subset) keep(i int, spans [][2]int64) {
+	if spans != nil && s.spans == nil {
+		s.spans = make([][][2]int64, len(s.idx), cap(s.idx))
+	}
+	s.idx = append(s.idx, i)
+	if s.spans != nil {
+		s.spans = append(s.spans, spans)
+	}
 }
 
 func (s *subset) Len() int           { return len(s.idx) }
@@ -48,7 +72,7 @@ func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 		m.askBuild(buildNone)
 		return files, false
 	}
-	set, all, err := m.base.Match(q)
+	set, blocks, all, err := m.base.Match(q)
 	if err != nil || all {
 		return files, false
 	}
@@ -74,19 +98,19 @@ func (m *Manager) Candidates(q *Query, files walk.Files) (walk.Files, bool) {
 		switch {
 		case c >= 0:
 			if has(set, uint32(c)) {
-				out.idx = append(out.idx, i)
+				out.keep(i, m.base.MatchSpans(uint32(c), blocks))
 			}
 		case c == codeKeep:
-			out.idx = append(out.idx, i)
+			out.keep(i, nil)
 		case c == codeSlow:
 			rel, _ := strings.CutPrefix(abs, m.opts.Root+"/")
 			if o, ok := m.overlay[rel]; ok && o.size == size && o.mtime == mtime {
 				if q.Eval(o.has) {
-					out.idx = append(out.idx, i)
+					out.keep(i, nil)
 				}
 				continue
 			}
-			out.idx = append(out.idx, i) // not known as it is now: read it, and index it
+			out.keep(i, nil) // not known as it is now: read it, and index it
 			stale++
 			m.ask(request{rel: strings.Clone(rel)})
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,7 +196,45 @@ func checkCandidates(t *testing.T, mgr *Manager, tr *tree, pattern string, ci, m
 	for _, want := range matchingFiles(t, m, files) {
 		require.Contains(t, rels, want, "pattern %q (i=%v s=%v, query %s): %s matches but is no candidate", pattern, ci, ml, q, want)
 	}
+	checkSpans(t, m, cands, pattern)
 	return ok && cands.Len() < len(files)
+}
+
+// spansChecked counts the candidates checkSpans found spans for.
+var spansChecked atomic.Int64
+
+// checkSpans fails unless the spans of each candidate (MatchSpans) are
+// ascending ranges of whole lines of the file, hold every line with a
+// match, and are given only for text grep matches undecoded.
+func checkSpans(t *testing.T, m *search.Matcher, cands walk.Files, pattern string) {
+	t.Helper()
+	ms, ok := cands.(search.MatchSpans)
+	if !ok {
+		return
+	}
+	for i := range cands.Len() {
+		spans := ms.MatchSpans(i)
+		if spans == nil {
+			continue
+		}
+		spansChecked.Add(1)
+		f := cands.At(i)
+		b, err := os.ReadFile(f.Abs)
+		require.NoError(t, err)
+		enc, bin, _ := walk.SniffText(b, len(b) <= limits.SniffBytes)
+		require.False(t, bin || enc.Transcoded(), "%s has spans but is binary or decoded", f.Rel)
+		lineStart := func(at int64) bool { return at == 0 || at == int64(len(b)) || b[at-1] == '\n' }
+		for k, sp := range spans {
+			require.True(t, sp[0] < sp[1] && sp[1] <= int64(len(b)) && (k == 0 || spans[k-1][1] < sp[0]),
+				"%s: span %d of %v out of order or bounds", f.Rel, k, spans)
+			require.True(t, lineStart(sp[0]) && lineStart(sp[1]), "%s: span %v is not whole lines", f.Rel, sp)
+		}
+		m.MatchLines(b, func(_, s, e int) bool {
+			in := slices.ContainsFunc(spans, func(sp [2]int64) bool { return sp[0] <= int64(s) && int64(e) <= sp[1] })
+			require.True(t, in, "pattern %q: %s has a match on the line [%d, %d), outside its spans %v", pattern, f.Rel, s, e, spans)
+			return true
+		})
+	}
 }
 
 // waitReady triggers a build with a first call and waits for it.

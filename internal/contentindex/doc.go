@@ -14,7 +14,9 @@
 // larger than limits.IndexBlockBytes is indexed as blocks, each ending at a
 // line break (see blockCutter), so its masks do not fill up: a pattern no
 // match of which can hold a line break keeps a file when one of its blocks
-// satisfies the query, any other pattern when its blocks together do. A
+// satisfies the query, any other pattern when its blocks together do; the
+// index records where each block starts, so the former reads only the
+// satisfying blocks in count and filesWithMatches greps (MatchSpans). A
 // case-insensitive query reads one posting list per trigram, as a
 // case-sensitive one does; the latter also asks the masks for its case. The
 // file lives at <dataDir>/index/<hash of the root's real path>/index and is

@@ -12,18 +12,19 @@ import (
 //	postings   one encoded list per folded trigram (see encodeList)
 //	trigrams   ntri entries of {tri u32, count u32, off u32}, ascending by tri
 //	docs       ndocs entries of {pathOff u32, pathLen u32, size i64, mtime i64, flags u32, firstBlock u32}
+//	starts     nblocks entries of {start u32}: where each block starts in its document
 //	paths      the docs' paths relative to the root, concatenated
 //	root       the root's real path
-//	footer     {magic [8]byte, ndocs u32, ntri u32, nblocks u32, pad u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes u64}
+//	footer     {magic [8]byte, ndocs u32, ntri u32, nblocks u32, pad u32, triOff, docOff, pathOff, rootOff, rootLen, textBytes, startOff u64}
 //
 // The postings list blocks, not documents: a document is read as one or
 // more blocks (see blockCutter), numbered in document order, the first of
 // document i being firstBlock; an unindexed document has none.
 const (
-	magic      = "TRIDX008" // 004: docDecoded; 005: folded trigrams, one-byte masks; 006: masks by case (see appendMasks); 007: three-byte followers (see follow3Bit); 008: blocks
+	magic      = "TRIDX009" // 004: docDecoded; 005: folded trigrams, one-byte masks; 006: masks by case (see appendMasks); 007: three-byte followers (see follow3Bit); 008: blocks; 009: block starts
 	triEntry   = 12
 	docEntry   = 32
-	footerSize = 8 + 4 + 4 + 4 + 4 + 6*8
+	footerSize = 8 + 4 + 4 + 4 + 4 + 7*8
 )
 
 // Document flags.
@@ -62,6 +63,7 @@ type footer struct {
 	ndocs, ntri, nblocks                      uint32
 	triOff, docOff, pathOff, rootOff, rootLen uint64
 	textBytes                                 uint64
+	startOff                                  uint64
 }
 
 func (f *footer) encode() []byte {
@@ -71,7 +73,7 @@ func (f *footer) encode() []byte {
 	b = binary.LittleEndian.AppendUint32(b, f.ntri)
 	b = binary.LittleEndian.AppendUint32(b, f.nblocks)
 	b = binary.LittleEndian.AppendUint32(b, 0)
-	for _, v := range []uint64{f.triOff, f.docOff, f.pathOff, f.rootOff, f.rootLen, f.textBytes} {
+	for _, v := range []uint64{f.triOff, f.docOff, f.pathOff, f.rootOff, f.rootLen, f.textBytes, f.startOff} {
 		b = binary.LittleEndian.AppendUint64(b, v)
 	}
 	return b
@@ -90,14 +92,14 @@ func decodeFooter(data []byte) (footer, error) {
 	f.ndocs = binary.LittleEndian.Uint32(b)
 	f.ntri = binary.LittleEndian.Uint32(b[4:])
 	f.nblocks = binary.LittleEndian.Uint32(b[8:])
-	v := make([]uint64, 6)
+	v := make([]uint64, 7)
 	for i := range v {
 		v[i] = binary.LittleEndian.Uint64(b[16+8*i:])
 	}
-	f.triOff, f.docOff, f.pathOff, f.rootOff, f.rootLen, f.textBytes = v[0], v[1], v[2], v[3], v[4], v[5]
+	f.triOff, f.docOff, f.pathOff, f.rootOff, f.rootLen, f.textBytes, f.startOff = v[0], v[1], v[2], v[3], v[4], v[5], v[6]
 	end := n - footerSize
 	ok := f.triOff <= end && f.triOff+uint64(f.ntri)*triEntry == f.docOff &&
-		f.docOff+uint64(f.ndocs)*docEntry == f.pathOff && f.pathOff <= f.rootOff &&
+		f.docOff+uint64(f.ndocs)*docEntry == f.startOff && f.startOff+uint64(f.nblocks)*4 == f.pathOff && f.pathOff <= f.rootOff &&
 		f.rootOff+f.rootLen == end
 	if !ok {
 		return f, errCorrupt

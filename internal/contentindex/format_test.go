@@ -132,7 +132,7 @@ func FuzzIndexFile(f *testing.F) {
 		for _, pat := range queries {
 			q, err := plan(pat, false, false)
 			require.NoError(t, err)
-			_, _, _ = ix.Match(q)
+			_, _, _, _ = ix.Match(q)
 		}
 		_, _ = ix.Lookup("a.txt")
 	})
@@ -143,9 +143,9 @@ var oldTime = time.Now().Add(-time.Hour)
 
 // oldMagics are the magics of earlier index formats (004: exact-case
 // trigrams with 8-bit follower masks; 005: folded trigrams with one-byte
-// masks; 006: masks without three-byte followers), which the current
-// reader would misread.
-var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005", "TRIDX006", "TRIDX007"}
+// masks; 006: masks without three-byte followers; 008: blocks without
+// their starts), which the current reader would misread.
+var oldMagics = []string{"TRIDX001", "TRIDX002", "TRIDX003", "TRIDX004", "TRIDX005", "TRIDX006", "TRIDX007", "TRIDX008"}
 
 // TestOldFormatIsRebuilt: an index file of an earlier format is never
 // mapped as the current one; a server finding one builds anew and narrows

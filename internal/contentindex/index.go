@@ -59,6 +59,11 @@ func (ix *Index) loadDocs() error {
 		}
 		for b := lo; b < hi; b++ {
 			ix.fileOf[b] = id
+			// Each block starts after the one before it, inside the
+			// document, the first at its start (MatchSpans reads them).
+			if b == lo && ix.blockStart(b) != 0 || b > lo && (ix.blockStart(b) <= ix.blockStart(b-1) || int64(ix.blockStart(b)) >= ix.doc(id).Size) {
+				return errCorrupt
+			}
 		}
 	}
 	if ix.f.ndocs > 0 && ix.firstBlock(0) != 0 {
@@ -137,17 +142,63 @@ func (ix *Index) list(t uint32) (int, []byte) {
 // document id, or all=true when q matches every document. Documents that
 // are not indexed are not in the set; the caller treats them as candidates.
 // When q.Lines, a document is in the set when one of its blocks satisfies
-// q; else when the trigrams of all its blocks together do.
-func (ix *Index) Match(q *Query) (set []uint64, all bool, err error) {
+// q; else when the trigrams of all its blocks together do. blocks is the
+// set of the blocks satisfying q when q.Lines and some document is several
+// blocks (see MatchSpans), else nil.
+func (ix *Index) Match(q *Query) (set, blocks []uint64, all bool, err error) {
 	perBlock := q.Lines || ix.fileOf == nil
 	set, all, err = ix.match(q, !perBlock)
 	if err != nil || all {
-		return nil, all, err
+		return nil, nil, all, err
 	}
 	if perBlock {
+		if ix.fileOf != nil {
+			blocks = set
+		}
 		set = ix.toFiles(set)
 	}
-	return set, false, nil
+	return set, blocks, false, nil
+}
+
+// MatchSpans returns the byte ranges [start, end) of document id that
+// can hold a line with a match of a query, given the blocks satisfying it
+// (Match's blocks): its satisfying blocks, adjacent ones joined. A block
+// ends at a line break (see blockCutter), and a line holding a match lies
+// inside one satisfying block, as the query's matches hold no line break.
+// nil when the document is one block, or every block of it satisfies.
+func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
+	if blocks == nil {
+		return nil
+	}
+	lo, hi := ix.blocksOf(id)
+	if hi-lo < 2 {
+		return nil
+	}
+	var spans [][2]int64
+	size := ix.doc(id).Size
+	for b := lo; b < hi; b++ {
+		if blocks[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		end := size
+		if b+1 < hi {
+			end = int64(ix.blockStart(b + 1))
+		}
+		if n := len(spans); n > 0 && spans[n-1][1] == int64(ix.blockStart(b)) {
+			spans[n-1][1] = end
+		} else {
+			spans = append(spans, [2]int64{int64(ix.blockStart(b)), end})
+		}
+	}
+	if len(spans) == 1 && spans[0] == [2]int64{0, size} {
+		return nil
+	}
+	return spans
+}
+
+// blockStart returns where block b starts in its document.
+func (ix *Index) blockStart(b uint32) uint32 {
+	return binary.LittleEndian.Uint32(ix.data[ix.f.startOff+uint64(b)*4:])
 }
 
 // match returns the set of blocks satisfying q, or, when byFile, the set of

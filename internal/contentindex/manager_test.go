@@ -146,15 +146,16 @@ func TestBuildResumes(t *testing.T) {
 }
 
 // oldRunMagics are the magics of earlier run formats.
-var oldRunMagics = []string{"TRIRUN01", "TRIRUN02", "TRIRUN03", "TRIRUN04"}
+var oldRunMagics = []string{"TRIRUN01", "TRIRUN02", "TRIRUN03", "TRIRUN04", "TRIRUN05"}
 
 // checkResume stops a build after its first run, gives the runs the magic
 // oldRun (unless ""), and resumes it.
 func checkResume(t *testing.T, oldRun string) {
 	require.NotContains(t, oldRunMagics, runMagic, "a run format change bumps the magic")
-	old := runPairs
-	runPairs = 200
-	defer func() { runPairs = old }()
+	old, oldBlock := runPairs, blockBytes
+	// Files of several blocks: the runs carry where the blocks start.
+	runPairs, blockBytes = 200, 24
+	defer func() { runPairs, blockBytes = old, oldBlock }()
 	r := rand.New(rand.NewPCG(9, 10))
 	tr := newTree(t, r)
 	for range 40 {
@@ -197,9 +198,11 @@ func checkResume(t *testing.T, oldRun string) {
 	defer mgr.Close()
 	mgr.settle()
 	require.True(t, mgr.Ready(), "the resumed index is mapped at open")
+	spans := spansChecked.Load()
 	for range 40 {
 		checkCandidates(t, mgr, tr, genPattern(r, 3), r.IntN(2) == 0, false)
 	}
+	require.Greater(t, spansChecked.Load(), spans, "candidates were given the spans of their blocks")
 }
 
 func sortedCopy(s []string) []string {

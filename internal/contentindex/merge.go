@@ -159,6 +159,21 @@ func writeIndex(path, root string, docs []docRec, text int64, lists func(emit em
 		off += len(d.rel)
 		block += d.blocks
 	}
+	f.startOff = uint64(w.n)
+	for _, d := range docs {
+		if d.blocks == 0 {
+			continue
+		}
+		if len(d.starts) != int(d.blocks)-1 {
+			a.Abort()
+			return fmt.Errorf("%s: %d blocks, %d starts: %w", d.rel, d.blocks, len(d.starts), errCorrupt)
+		}
+		rec = binary.LittleEndian.AppendUint32(rec[:0], 0)
+		for _, st := range d.starts {
+			rec = binary.LittleEndian.AppendUint32(rec, st)
+		}
+		w.write(rec)
+	}
 	f.pathOff = uint64(w.n)
 	w.write([]byte(joinPaths(docs)))
 	f.rootOff = uint64(w.n)

@@ -17,10 +17,11 @@ import (
 //
 //	"TRIRUN01", lo u32, hi u32
 //	hi-lo × {size i64, mtime i64, flags u32, blocks u32}
+//	n u32, n × u32: where each block but the first starts, of the documents in order
 //	groups of {tri u32, count uvarint, block ids as uvarint deltas (the first absolute), count masks u16}, ascending by tri
 //	tri 0xFFFFFFFF
 const (
-	runMagic = "TRIRUN05" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks; 04: three-byte followers; 05: blocks
+	runMagic = "TRIRUN06" // 02: folded trigrams, 8-bit masks; 03: 16-bit masks; 04: three-byte followers; 05: blocks; 06: block starts
 	runDoc   = 24         // bytes of a document's record
 	runEnd   = 0xFFFFFFFF
 )
@@ -74,6 +75,7 @@ func (b *builder) readRunDocs(r runFile) error {
 		int(binary.LittleEndian.Uint32(hdr[12:])) != r.hi || r.hi > len(b.docs) {
 		return errCorrupt
 	}
+	want := 0
 	for i := r.lo; i < r.hi; i++ {
 		e := hdr[16+(i-r.lo)*runDoc:]
 		d := &b.docs[i]
@@ -81,6 +83,26 @@ func (b *builder) readRunDocs(r runFile) error {
 		d.mtime = int64(binary.LittleEndian.Uint64(e[8:]))
 		d.flags = binary.LittleEndian.Uint32(e[16:])
 		d.blocks = binary.LittleEndian.Uint32(e[20:])
+		want += max(int(d.blocks), 1) - 1
+	}
+	var n [4]byte
+	if _, err := io.ReadFull(f, n[:]); err != nil {
+		return err
+	}
+	if int(binary.LittleEndian.Uint32(n[:])) != want {
+		return errCorrupt
+	}
+	raw := make([]byte, 4*want)
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return err
+	}
+	for i := r.lo; i < r.hi; i++ {
+		d := &b.docs[i]
+		d.starts = nil
+		for range max(int(d.blocks), 1) - 1 {
+			d.starts = append(d.starts, binary.LittleEndian.Uint32(raw))
+			raw = raw[4:]
+		}
 	}
 	return nil
 }
@@ -110,6 +132,14 @@ func (b *builder) flushRun(hi int) error {
 		out = binary.LittleEndian.AppendUint32(out, d.flags)
 		out = binary.LittleEndian.AppendUint32(out, d.blocks)
 	}
+	nstarts := len(out)
+	out = append(out, 0, 0, 0, 0)
+	for _, d := range b.docs[b.runLo:hi] {
+		for _, st := range d.starts {
+			out = binary.LittleEndian.AppendUint32(out, st)
+		}
+	}
+	binary.LittleEndian.PutUint32(out[nstarts:], uint32((len(out)-nstarts-4)/4))
 	_, _ = w.Write(out)
 	ps := b.pairs
 	for len(ps) > 0 {
@@ -198,7 +228,16 @@ func openRun(r runFile) (*runReader, error) {
 		return nil, err
 	}
 	rr := &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+	var n [4]byte
 	if _, err := rr.r.Discard(16 + (r.hi-r.lo)*runDoc); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := io.ReadFull(rr.r, n[:]); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := rr.r.Discard(4 * int(binary.LittleEndian.Uint32(n[:]))); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -86,10 +86,10 @@ func (m *Manager) lock() (unlock func(), err error) {
 // grep decodes (SPEC §4.1), files larger than limits.IndexMaxFileBytes, files that change while read and files whose
 // mtime lies within limits.IndexRacyWindow of now are not marked indexed:
 // grep always reads them. When cut is not nil the file is read as blocks
-// (see blockCutter): cut is called with set holding each block but the last,
-// which set holds on return; the caller must drop what cut gathered of a
+// (see blockCutter): cut is called with set holding each block but the last
+// and the offset where the next block starts; set holds the last on return; the caller must drop what cut gathered of a
 // file that comes back not indexed.
-func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(*triSet)) (size, mtime int64, flags uint32) {
+func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(set *triSet, next int64)) (size, mtime int64, flags uint32) {
 	set.Reset()
 	if walk.IsBinaryName(abs) {
 		return 0, 0, docBinary

@@ -20,7 +20,7 @@ func (ix *Index) Close() {}
 func (m *Manager) lock() (unlock func(), err error) { return nil, errNoIndex }
 
 // scanFile never marks a file indexed on Windows.
-func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(*triSet)) (size, mtime int64, flags uint32) {
+func scanFile(abs string, set *triSet, buf []byte, now time.Time, cut func(set *triSet, next int64)) (size, mtime int64, flags uint32) {
 	set.Reset()
 	return 0, 0, 0
 }

@@ -38,6 +38,11 @@ const (
 	// source files are read whole in one read, and a binary file costs at
 	// most this much.
 	SearchFirstReadBytes = 64 * KB
+	// SearchLikelyFirstReadBytes replaces SearchFirstReadBytes in a
+	// filesWithMatches grep of the files a content index kept, most of
+	// which match: one match answers a file, and most match early, so a
+	// smaller first read copies less (then twice as much each time).
+	SearchLikelyFirstReadBytes = 16 * KB
 	// SearchContinuations is how many stopped count and filesWithMatches
 	// greps a session keeps the place of, so the page that continues one
 	// (offset = the entries it gave) searches on from where it stopped

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"hash"
@@ -22,6 +23,7 @@ var skipUnmatched = true
 type worker struct {
 	q          *Query
 	maxMatches int
+	firstRead  int // the most read of a file before searching it, when less than limits.SearchFirstReadBytes (see MatchSpans)
 	buf        []byte
 	enc        *textenc.Encoding // the current file's, when its text is decoded (SPEC §4.1)
 	text       []byte            // the decoded chunk
@@ -58,7 +60,7 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 	if cap(g.buf) < limits.SniffBytes {
 		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
 	}
-	n, eof, err := rd.fill(g.buf[:min(cap(g.buf), limits.SearchFirstReadBytes)])
+	n, eof, err := rd.fill(g.buf[:min(cap(g.buf), cmp.Or(g.firstRead, limits.SearchFirstReadBytes))])
 	if err != nil {
 		return fileResult{}
 	}
@@ -78,6 +80,54 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 	}
 	res := g.search(ctx, &rd, g.buf[:n], eof)
 	res.encoding = enc.Label()
+	return res
+}
+
+// fileSpans searches the parts spans of file f: ascending byte ranges
+// [start, end), each from a line start to a line end or the file's end,
+// outside which no line holds a match (MatchSpans). A count or
+// filesWithMatches grep, which neither numbers lines nor tags the file,
+// reads only them, as text that needs no sniff and no decoding (a UTF-8
+// BOM at the file's start is dropped, as the sniff's encoding drops it).
+// nil spans, and other greps, read the whole file.
+func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) fileResult {
+	if spans == nil || g.q.Mode == Content {
+		return g.file(ctx, f)
+	}
+	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {
+		return fileResult{}
+	}
+	fd, ok := openRaw(f.Abs)
+	if !ok {
+		return fileResult{}
+	}
+	defer fd.close()
+	var res fileResult
+	for _, sp := range spans {
+		start, end := sp[0], min(sp[1], f.Size)
+		if start >= end {
+			continue
+		}
+		if fd.seek(start) != nil {
+			return fileResult{}
+		}
+		rd := reader{fd: fd, left: end - start}
+		if cap(g.buf) < limits.SniffBytes {
+			g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
+		}
+		n, eof, err := rd.fill(g.buf[:min(cap(g.buf), cmp.Or(g.firstRead, limits.SearchFirstReadBytes))])
+		if err != nil {
+			return fileResult{}
+		}
+		data := g.buf[:n]
+		if bom := textenc.UTF8BOM.BOM(); start == 0 && bytes.HasPrefix(data, bom) {
+			data = g.buf[:copy(g.buf[:cap(g.buf)], data[len(bom):])]
+		}
+		res.count += g.search(ctx, &rd, data, eof).count
+		if res.count > 0 && g.q.Mode == FilesWithMatches {
+			break
+		}
+	}
 	return res
 }
 

@@ -77,6 +77,20 @@ type Index interface {
 	Narrows(root string, re *syntax.Regexp, size int) bool
 }
 
+// MatchSpans is a listing (as Index.Narrow returns one) that knows, of
+// some of its files, the byte ranges outside which no line holds a match,
+// and that each such file is text grep matches undecoded (a content index
+// read it so). Count and filesWithMatches greps, which neither number
+// lines nor tag the file, read only those ranges. Its files were narrowed
+// to those likely to match, so a filesWithMatches grep reads
+// limits.SearchLikelyFirstReadBytes of each one (or range) first.
+type MatchSpans interface {
+	// MatchSpans returns the ranges [start, end) of file i, ascending,
+	// each from a line start to a line end or the file's end; nil reads
+	// the whole file.
+	MatchSpans(i int) [][2]int64
+}
+
 // ListFilter hides entries of a listing, as walk.Options' Keep and Dir do.
 type ListFilter interface {
 	// Keep reports whether the file rel (named name) is listed.

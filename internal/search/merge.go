@@ -119,6 +119,10 @@ func (m *merger) halt() {
 // is full.
 func (m *merger) work(ctx context.Context, cancel context.CancelFunc, q *Query, files walk.Files, from int, o *overlap) {
 	g := &worker{q: q, maxMatches: q.Offset + q.HeadLimit + 1}
+	spans, _ := files.(MatchSpans)
+	if spans != nil && q.Mode == FilesWithMatches {
+		g.firstRead = limits.SearchLikelyFirstReadBytes
+	}
 	for {
 		b, lo, hi, ok := m.claim()
 		if !ok {
@@ -129,7 +133,11 @@ func (m *merger) work(ctx context.Context, cancel context.CancelFunc, q *Query, 
 			r, ok := o.result(pos, from)
 			if !ok {
 				f := files.At(pos)
-				r = g.file(ctx, f)
+				if spans != nil {
+					r = g.fileSpans(ctx, f, spans.MatchSpans(pos))
+				} else {
+					r = g.file(ctx, f)
+				}
 				r.abs, r.pos = f.Abs, pos
 			}
 			if r.count > 0 {

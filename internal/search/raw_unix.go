@@ -2,7 +2,11 @@
 
 package search
 
-import "golang.org/x/sys/unix"
+import (
+	"io"
+
+	"golang.org/x/sys/unix"
+)
 
 // rawFile is a file descriptor read with raw syscalls: os.File's poller
 // registration, Stat and EOF probe read cost as much as the search on small
@@ -29,4 +33,10 @@ func (f rawFile) read(p []byte) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// seek moves the read offset to off bytes from the start.
+func (f rawFile) seek(off int64) error {
+	_, err := unix.Seek(int(f), off, io.SeekStart)
+	return err
 }

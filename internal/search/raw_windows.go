@@ -35,3 +35,9 @@ func (f rawFile) read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// seek moves the read offset to off bytes from the start.
+func (f rawFile) seek(off int64) error {
+	_, err := f.f.Seek(off, io.SeekStart)
+	return err
+}

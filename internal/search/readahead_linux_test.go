@@ -1,7 +1,9 @@
 package search
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/internal/walk"
 )
 
 // TestGrepFilesModeStopsReadingAtItsMatch checks SPEC §5's filesWithMatches
@@ -49,4 +52,22 @@ func readBytes(t *testing.T) int64 {
 	}
 	t.Fatal("no rchar in /proc/self/io")
 	return 0
+}
+
+// TestFileSpansReadsOnlyThem: a count grep of a 2 MiB file given one span
+// near its end reads that span, not the file's head.
+func TestFileSpansReadsOnlyThem(t *testing.T) {
+	filler := strings.Repeat(strings.Repeat("x", 63)+"\n", 1<<15) // 2 MiB
+	abs := filepath.Join(t.TempDir(), "late.txt")
+	content := "needle first\n" + filler + "a needle\nneedle again\n"
+	require.NoError(t, os.WriteFile(abs, []byte(content), 0o644))
+	m, err := Compile("needle", false, false)
+	require.NoError(t, err)
+	file := walk.File{Abs: abs, Size: int64(len(content))}
+	g := &worker{q: &Query{Mode: Count, Matcher: m, ChunkBytes: limits.SearchLineChunkBytes}, maxMatches: 1 << 30}
+	start := int64(len(content) - len("x\na needle\nneedle again\n") - 62)
+	before := readBytes(t)
+	require.Equal(t, 2, g.fileSpans(context.Background(), file, [][2]int64{{start, file.Size}}).count)
+	require.Less(t, readBytes(t)-before, int64(4096), "bytes read to count one span of 86 bytes")
+	require.Equal(t, 3, g.fileSpans(context.Background(), file, nil).count, "nil spans: the whole file")
 }
