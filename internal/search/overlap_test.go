@@ -107,7 +107,8 @@ func TestOverlapAlign(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "z"} {
 		path[n] = strings.Clone("/r/" + n) // one string per path, as a walk makes
 	}
-	o := &overlap{last: map[uintptr]int32{}, done: []overlapResult{
+	o := &overlap{last: map[uintptr]int32{}}
+	for _, d := range []overlapResult{
 		{abs: path["c"], size: 1, mtime: 5, r: res(1)},
 		{abs: path["a"], size: 1, mtime: 9},
 		{abs: path["b"], size: 2, mtime: 5, r: res(2)},
@@ -115,9 +116,8 @@ func TestOverlapAlign(t *testing.T) {
 		{abs: path["c"], size: 1, mtime: 5, r: res(3)}, // searched again: kept
 		{abs: path["f"], size: 1, mtime: 4, r: res(4)}, // the listing has another time
 		{abs: path["z"], size: 1, mtime: 1, r: res(5)}, // not listed
-	}}
-	for i, d := range o.done {
-		o.last[addr(d.abs)] = int32(i)
+	} {
+		o.last[addr(d.abs)] = o.done.add(d)
 	}
 	files := walk.FileList{
 		{Abs: path["a"], Size: 1, ModTime: 9},
@@ -160,3 +160,22 @@ type keepAll bool
 
 func (k keepAll) Narrow(_ string, _ *syntax.Regexp, _ int, files walk.Files) walk.Files { return files }
 func (k keepAll) Narrows(string, *syntax.Regexp, int) bool                              { return bool(k) }
+
+// TestResultsPages: entries added past several pages are each found at the
+// index add returned, and pointers taken earlier stay valid.
+func TestResultsPages(t *testing.T) {
+	var l results
+	first := (*overlapResult)(nil)
+	for i := range 3*resultsPage + 7 {
+		k := l.add(overlapResult{size: int64(i)})
+		require.Equal(t, int32(i), k)
+		if i == 0 {
+			first = l.at(0)
+		}
+	}
+	require.Equal(t, 3*resultsPage+7, l.n)
+	for i := range int32(l.n) {
+		require.Equal(t, int64(i), l.at(i).size)
+	}
+	require.Same(t, first, l.at(0), "a page is never moved")
+}

@@ -113,7 +113,7 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
-	results := make([][]File, n)
+	results := make([]filePages, n)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -128,11 +128,13 @@ func Walk(ctx context.Context, opts Options) ([]File, error) {
 	}
 	total := 0
 	for _, r := range results {
-		total += len(r)
+		total += r.n
 	}
 	out := make([]File, 0, total)
 	for _, r := range results {
-		out = append(out, r...)
+		for _, p := range r.pages {
+			out = append(out, p...)
+		}
 	}
 	if !opts.Unsorted {
 		sortNewestFirstByRel(out)
@@ -212,8 +214,8 @@ type dirent struct {
 	typ  uint8
 }
 
-func (w *walker) work() []File {
-	var out []File
+func (w *walker) work() filePages {
+	var out filePages
 	buf := make([]byte, dirBufSize)
 	var ents []dirent
 	for {
@@ -222,18 +224,39 @@ func (w *walker) work() []File {
 			return out
 		}
 		if w.ctx.Err() == nil {
-			out, ents = w.readDir(j, buf, ents[:0], out)
+			ents = w.readDir(j, buf, ents[:0], &out)
 		}
 		w.done()
 	}
 }
 
-// readDir lists one directory, queues its subdirectories and appends its
-// kept files to out.
-func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]File, []dirent) {
+// filePages is the files one walk goroutine found, in pages, so that they
+// grow without copying what they hold (a slice grown by a quarter at a
+// time copied about three times the listing of a large tree).
+type filePages struct {
+	pages [][]File
+	n     int
+}
+
+// filePage is the files of one page of filePages.
+const filePage = 1024
+
+// add appends f.
+func (p *filePages) add(f File) {
+	if p.n%filePage == 0 {
+		p.pages = append(p.pages, make([]File, 0, filePage))
+	}
+	last := &p.pages[len(p.pages)-1]
+	*last = append(*last, f)
+	p.n++
+}
+
+// readDir lists one directory, queues its subdirectories and adds its kept
+// files to out.
+func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out *filePages) []dirent {
 	d, ok := openDir(j.abs)
 	if !ok {
-		return out, ents
+		return ents
 	}
 	defer d.close()
 	ents = d.list(buf, ents)
@@ -274,14 +297,14 @@ func (w *walker) readDir(j dirJob, buf []byte, ents []dirent, out []File) ([]Fil
 				continue
 			}
 			if f, ok := w.file(d, abs, relOf(abs, j.rel, e.name), e.name, &st, statted); ok {
-				out = append(out, f)
+				out.add(f)
 			}
 		}
 	}
 	if w.excl != nil {
 		w.excl.record(ex.files, ex.dirs)
 	}
-	return out, ents
+	return ents
 }
 
 // markers reports which of a directory's entries change its ignore rules:
