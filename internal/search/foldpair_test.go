@@ -6,7 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// foldIndexNaive is the oracle of foldPair.index: every position in order.
+// foldIndexNaive is the oracle of bytePair.index folding case: every
+// position in order.
 func foldIndexNaive(buf, lit []byte, pos int) int {
 	for s := pos; s+len(lit) <= len(buf); s++ {
 		if foldEqual(buf[s:s+len(lit)], lit) {
@@ -33,41 +34,31 @@ func TestFoldPair(t *testing.T) {
 		// match in its fourth word.
 		{"xxxxxxxxxxpx_rexxxxxxxxxxxxxxxxPm_Rexxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "pm_re", 0, 2, 0},
 	} {
-		p := newFoldPair([]byte(tc.lit), tc.i, tc.j)
+		p := newBytePair([]byte(tc.lit), tc.i, tc.j, true)
 		want := foldIndexNaive([]byte(tc.text), []byte(tc.lit), tc.pos)
-		require.Equal(t, want, p.index([]byte(tc.text), tc.pos), "%q in %q from %d", tc.lit, tc.text, tc.pos)
+		for _, asm := range pairPaths() {
+			require.Equal(t, want, p.scan([]byte(tc.text), tc.pos, asm), "%q in %q from %d (asm %v)", tc.lit, tc.text, tc.pos, asm)
+		}
 	}
 }
 
-// FuzzFoldPair: the eight-lane pair search finds the first folded
-// occurrence the bytewise search finds, for any two tested bytes.
+// FuzzFoldPair: the pair search, in assembly (where there is) and in Go,
+// finds the first folded occurrence the bytewise search finds, for any two
+// tested bytes.
 func FuzzFoldPair(f *testing.F) {
 	f.Add([]byte("PM_RESUME pm_resume\r\n\xffPm_ReSuMe"), []byte("pm_re"), uint8(0), uint8(4), uint16(1))
 	f.Add([]byte("@@@@@@@@@@@@@@@@````````[[[[{{{{"), []byte("`{"), uint8(1), uint8(0), uint16(0))
 	f.Add([]byte("\u212a\u017fKS ks"), []byte("ks"), uint8(0), uint8(1), uint16(0))
-	f.Fuzz(func(t *testing.T, buf, lit []byte, i, j uint8, pos uint16) {
-		if len(lit) < 2 || len(lit) > 64 || len(buf) > 4096 {
-			return
-		}
-		a, b := int(i)%len(lit), int(j)%len(lit)
-		if a == b {
-			b = (a + 1) % len(lit)
-		}
-		p := min(int(pos), len(buf))
-		require.Equal(t, foldIndexNaive(buf, lit, p), newFoldPair(lit, a, b).index(buf, p))
-	})
+	addPairSeeds(f)
+	f.Fuzz(pairFuzzer(true, foldIndexNaive))
 }
 
 // BenchmarkFoldPair scans source-like text (identifiers in both cases,
 // few candidates) for a folded literal that is not there.
 func BenchmarkFoldPair(b *testing.B) {
-	words := []string{"static ", "int ", "return ", "struct device *dev", "PM_SUSPEND", "pm_runtime_get", "(void)", ";\n", "\t", "if (err)", "Resume", "EXPORT_SYMBOL_GPL"}
-	var text []byte
-	for i := 0; len(text) < 1<<20; i++ {
-		text = append(text, words[(i*7+i/3)%len(words)]...)
-	}
+	text := sourceText()
 	lit := []byte("pm_resume")
-	p := newFoldPair(lit, 0, 8)
+	p := newBytePair(lit, 0, 8, true)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		if p.index(text, 0) >= 0 {

@@ -27,7 +27,7 @@ type Matcher struct {
 	rareUp byte          // lit[rare] in upper case (fold)
 	never  bool          // every match holds a newline, so no single line matches
 	whole  *wholeLiteral // the pattern is one literal: lines are confirmed without regexp, or nil
-	pair   *foldPair     // finds lit (fold, two bytes or more) by two rare bytes at once, or nil
+	pair   *bytePair     // finds lit (two bytes or more) by two rare bytes at once, or nil
 	ascii  bool          // lit is all ASCII: see absentFrom
 
 	run    *[256]bool // bytes of a class every match repeats runLen times in a row, or nil
@@ -89,8 +89,14 @@ func Compile(pattern string, caseInsensitive, multiline bool) (*Matcher, error) 
 		c := m.lit[m.rare]
 		m.rareLo, m.rareUp = lower(c), upper(c)
 		if len(m.lit) >= 2 {
-			m.pair = newFoldPair(m.lit, m.rare, rarestBut(m.lit, true, m.rare))
+			m.pair = newBytePair(m.lit, m.rare, rarestBut(m.lit, true, m.rare), true)
 		}
+	} else if len(m.lit) >= 2 && pairAsm {
+		// Exact, the pair beats bytes.IndexByte in assembly only: on
+		// source text, where the rare byte is common ('U' of PM_RESUME
+		// in C), by 3-6x (BenchmarkPairFind); where it never occurs the
+		// pair is about 1.5x slower, both past 40 GB/s.
+		m.pair = newBytePair(m.lit, m.rare, rarestBut(m.lit, false, m.rare), false)
 	}
 	return m, nil
 }
@@ -432,6 +438,9 @@ func (m *Matcher) absentFrom(text []byte) bool {
 
 // find returns the offset of the first occurrence of lit at or after pos, or -1.
 func (m *Matcher) find(buf []byte, pos int) int {
+	if m.pair != nil {
+		return m.pair.index(buf, pos)
+	}
 	lit, r := m.lit, m.rare
 	if !m.fold {
 		if len(lit) == 1 {
@@ -454,9 +463,6 @@ func (m *Matcher) find(buf []byte, pos int) int {
 			}
 			pos = s + 1
 		}
-	}
-	if m.pair != nil {
-		return m.pair.index(buf, pos)
 	}
 	lo, up := m.rareLo, m.rareUp
 	nextLo, nextUp := -2, -2 // -2: not searched yet past pos
