@@ -80,4 +80,9 @@ func TestRarestByCase(t *testing.T) {
 	require.Contains(t, "PMRESU", string(lit[rarest(lit, false)]))
 	require.NotEqual(t, byte('_'), lit[rarest(lit, true)], "folded: _ is commoner in C than a letter in both cases")
 	require.Equal(t, byte('q'), "equal"[rarest([]byte("equal"), false)])
+	// The pair's second byte: of the two m of pm_resume, which rank alike,
+	// the one farther from p (rarest), not its neighbour.
+	pm := []byte("pm_resume")
+	require.Equal(t, 0, rarest(pm, true))
+	require.Equal(t, 7, rarestBut(pm, true, 0))
 }

@@ -300,15 +300,25 @@ func rarest(lit []byte, fold bool) int { return rarestBut(lit, fold, -1) }
 const commonBytes = " etaoinsrhldcu_\n\tmfpgwybv,.k()=;\"/-x:0'1{}2*#jq<>zEAST[]RINOLC3DP4$M9586F7&H|BU!G+WV%Y\\?@K^QJX~`Z"
 
 // rarestBut returns the index rarest chooses among the bytes of lit other
-// than the one at skip (-1: none skipped), or -1 when no byte is left.
+// than the one at skip (-1: none skipped), or -1 when no byte is left. Of
+// bytes that rank alike, it takes the one farthest from skip: a pair of
+// bytes far apart in the literal is less often found together by chance
+// (p and m of "pm_resume" stand side by side in pm_runtime, pm_ops, ...;
+// p and its last m do not).
 func rarestBut(lit []byte, fold bool, skip int) int {
 	best, rank := -1, 257
+	dist := func(i int) int {
+		if skip < 0 {
+			return 0
+		}
+		return max(i-skip, skip-i)
+	}
 	for i, c := range lit {
 		r := byteRank(c)
 		if fold {
 			r = max(byteRank(lower(c)), byteRank(upper(c)))
 		}
-		if i != skip && r < rank {
+		if i != skip && (r < rank || r == rank && dist(i) > dist(best)) {
 			best, rank = i, r
 		}
 	}
