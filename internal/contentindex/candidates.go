@@ -20,8 +20,10 @@ type subset struct {
 }
 
 // MatchSpans returns the byte ranges of file i that can hold a line with a
-// match (Index.MatchSpans), nil for the whole file: grep's count and
-// filesWithMatches modes read only those (search.MatchSpans).
+// match (Index.MatchSpans) when the index holds the file as it is (so it
+// is text grep matches undecoded), else nil: grep's count and
+// filesWithMatches modes read only those ranges, and need not sniff the
+// file (search.MatchSpans).
 func (s *subset) MatchSpans(i int) [][2]int64 {
 	if s.spans == nil {
 		return nil

@@ -160,22 +160,23 @@ func (ix *Index) Match(q *Query) (set, blocks []uint64, all bool, err error) {
 	return set, blocks, false, nil
 }
 
-// MatchSpans returns the byte ranges [start, end) of document id that
-// can hold a line with a match of a query, given the blocks satisfying it
-// (Match's blocks): its satisfying blocks, adjacent ones joined. A block
-// ends at a line break (see blockCutter), and a line holding a match lies
-// inside one satisfying block, as the query's matches hold no line break.
-// nil when the document is one block, or every block of it satisfies.
+// MatchSpans returns the byte ranges [start, end) of document id, an
+// indexed one, that can hold a line with a match of a query, given the
+// blocks satisfying it (Match's blocks; nil when the query's matches may
+// hold a line break, or no document is several blocks): its satisfying
+// blocks, adjacent ones joined, or the whole document. A block ends at a
+// line break (see blockCutter), and a line holding a match lies inside one
+// satisfying block when the query's matches hold no line break.
 func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
-	if blocks == nil {
-		return nil
-	}
+	size := ix.doc(id).Size
 	lo, hi := ix.blocksOf(id)
-	if hi-lo < 2 {
-		return nil
+	switch {
+	case size == 0:
+		return [][2]int64{} // nothing to read, and not nil: not "unknown"
+	case blocks == nil || hi-lo < 2:
+		return [][2]int64{{0, size}}
 	}
 	var spans [][2]int64
-	size := ix.doc(id).Size
 	for b := lo; b < hi; b++ {
 		if blocks[b>>6]&(1<<(b&63)) == 0 {
 			continue
@@ -189,9 +190,6 @@ func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
 		} else {
 			spans = append(spans, [2]int64{int64(ix.blockStart(b)), end})
 		}
-	}
-	if len(spans) == 1 && spans[0] == [2]int64{0, size} {
-		return nil
 	}
 	return spans
 }

@@ -78,16 +78,18 @@ type Index interface {
 }
 
 // MatchSpans is a listing (as Index.Narrow returns one) that knows, of
-// some of its files, the byte ranges outside which no line holds a match,
-// and that each such file is text grep matches undecoded (a content index
-// read it so). Count and filesWithMatches greps, which neither number
-// lines nor tag the file, read only those ranges. Its files were narrowed
-// to those likely to match, so a filesWithMatches grep reads
+// some of its files, that each is text grep matches undecoded (a content
+// index read it so) and the byte ranges outside which no line of it holds
+// a match: the whole file, or parts. Count and filesWithMatches greps,
+// which neither number lines nor tag the file, read only those ranges,
+// without sniffing the file. Its files were narrowed to those likely to
+// match, so a filesWithMatches grep reads
 // limits.SearchLikelyFirstReadBytes of each one (or range) first.
 type MatchSpans interface {
 	// MatchSpans returns the ranges [start, end) of file i, ascending,
-	// each from a line start to a line end or the file's end; nil reads
-	// the whole file.
+	// each from a line start to a line end or the file's end; nil when
+	// the listing knows nothing of the file: it is read whole, and
+	// sniffed.
 	MatchSpans(i int) [][2]int64
 }
 
