@@ -214,7 +214,9 @@ func (g *worker) search(ctx context.Context, rd *reader, data []byte, eof bool) 
 }
 
 // gather reads more of the file after data (which starts g.buf) until it
-// holds want bytes or the file ends.
+// holds want bytes or the file ends, and no more than want: a buffer grown
+// by an earlier, larger file does not make a filesWithMatches grep read
+// past the doubling it asked for.
 func (g *worker) gather(rd *reader, data []byte, want int) (_ []byte, eof bool, err error) {
 	for !eof && len(data) < want {
 		if cap(g.buf) == len(data) {
@@ -227,7 +229,7 @@ func (g *worker) gather(rd *reader, data []byte, want int) (_ []byte, eof bool, 
 			g.buf = nb
 		}
 		var m int
-		m, eof, err = rd.fill(g.buf[len(data):cap(g.buf)])
+		m, eof, err = rd.fill(g.buf[len(data):min(cap(g.buf), want)])
 		data = g.buf[:len(data)+m]
 		if err != nil {
 			return data, eof, err

@@ -71,3 +71,24 @@ func TestFileSpansReadsOnlyThem(t *testing.T) {
 	require.Less(t, readBytes(t)-before, int64(4096), "bytes read to count one span of 86 bytes")
 	require.Equal(t, 3, g.fileSpans(context.Background(), file, nil).count, "nil spans: the whole file")
 }
+
+// TestGatherReadsOnlyWhatItAsks: a worker whose buffer an earlier large
+// file grew still reads a filesWithMatches file in the doubling steps it
+// asks for (64 KB, then to 128 KB for a match at 100 KB), not up to its
+// buffer's capacity.
+func TestGatherReadsOnlyWhatItAsks(t *testing.T) {
+	filler := strings.Repeat(strings.Repeat("x", 63)+"\n", 1<<14) // 1 MiB
+	dir := t.TempDir()
+	big, late := filepath.Join(dir, "big.txt"), filepath.Join(dir, "late.txt")
+	require.NoError(t, os.WriteFile(big, []byte(filler), 0o644))
+	lateText := filler[:100<<10] + "needle\n" + filler
+	require.NoError(t, os.WriteFile(late, []byte(lateText), 0o644))
+	m, err := Compile("needle", false, false)
+	require.NoError(t, err)
+	g := &worker{q: &Query{Mode: FilesWithMatches, Matcher: m, ChunkBytes: limits.SearchLineChunkBytes}, maxMatches: 1 << 30}
+	require.Zero(t, g.file(context.Background(), walk.File{Abs: big, Size: int64(len(filler))}).count)
+	require.GreaterOrEqual(t, cap(g.buf), limits.SearchLineChunkBytes, "the big file grew the buffer")
+	before := readBytes(t)
+	require.Equal(t, 1, g.file(context.Background(), walk.File{Abs: late, Size: int64(len(lateText))}).count)
+	require.Less(t, readBytes(t)-before, int64(200<<10), "bytes read to find a match at 100 KB")
+}
