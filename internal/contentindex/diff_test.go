@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -225,6 +226,11 @@ func checkSpans(t *testing.T, m *search.Matcher, cands walk.Files, pattern strin
 		require.False(t, bin || enc.Transcoded(), "%s has spans but is binary or decoded", f.Rel)
 		lineStart := func(at int64) bool { return at == 0 || at == int64(len(b)) || b[at-1] == '\n' }
 		for k, sp := range spans {
+			if sp[1] == math.MaxInt64 { // to the file's end
+				sp[1] = int64(len(b))
+				spans = slices.Clone(spans)
+				spans[k] = sp
+			}
 			require.True(t, sp[0] < sp[1] && sp[1] <= int64(len(b)) && (k == 0 || spans[k-1][1] < sp[0]),
 				"%s: span %d of %v out of order or bounds", f.Rel, k, spans)
 			require.True(t, lineStart(sp[0]) && lineStart(sp[1]), "%s: span %v is not whole lines", f.Rel, sp)

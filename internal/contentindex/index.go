@@ -2,6 +2,7 @@ package contentindex
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"sort"
 	"unsafe"
@@ -166,16 +167,14 @@ func (ix *Index) Match(q *Query) (set, blocks []uint64, all bool, err error) {
 // hold a line break, or no document is several blocks): its satisfying
 // blocks, adjacent ones joined, or the whole document. A block ends at a
 // line break (see blockCutter), and a line holding a match lies inside one
-// satisfying block when the query's matches hold no line break.
+// satisfying block when the query's matches hold no line break. The whole
+// document is the span [0, math.MaxInt64) (wholeDoc).
 func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
-	size := ix.doc(id).Size
 	lo, hi := ix.blocksOf(id)
-	switch {
-	case size == 0:
-		return [][2]int64{} // nothing to read, and not nil: not "unknown"
-	case blocks == nil || hi-lo < 2:
-		return [][2]int64{{0, size}}
+	if blocks == nil || hi-lo < 2 {
+		return wholeDoc
 	}
+	size := ix.doc(id).Size
 	var spans [][2]int64
 	for b := lo; b < hi; b++ {
 		if blocks[b>>6]&(1<<(b&63)) == 0 {
@@ -193,6 +192,12 @@ func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
 	}
 	return spans
 }
+
+// wholeDoc is the spans of a whole document, [0, math.MaxInt64): to its
+// end, whatever its size, and shared by every answer that reads a whole
+// document, so that a broad grep's candidates cost no allocation each. Its
+// readers never modify it.
+var wholeDoc = [][2]int64{{0, math.MaxInt64}}
 
 // blockStart returns where block b starts in its document.
 func (ix *Index) blockStart(b uint32) uint32 {

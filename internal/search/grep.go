@@ -87,7 +87,8 @@ type Index interface {
 // limits.SearchLikelyFirstReadBytes of each one (or range) first.
 type MatchSpans interface {
 	// MatchSpans returns the ranges [start, end) of file i, ascending,
-	// each from a line start to a line end or the file's end; nil when
+	// each from a line start to a line end or the file's end (an end
+	// past it, such as math.MaxInt64, stands for it); nil when
 	// the listing knows nothing of the file: it is read whole, and
 	// sniffed.
 	MatchSpans(i int) [][2]int64

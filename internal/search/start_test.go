@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,5 @@ func TestFileSpansDropsTheBOM(t *testing.T) {
 	require.Equal(t, 2, g.file(context.Background(), file).count, "the whole file")
 	require.Equal(t, 1, g.fileSpans(context.Background(), file, [][2]int64{{0, 10}}).count, "its first line")
 	require.Equal(t, 2, g.fileSpans(context.Background(), file, [][2]int64{{0, 10}, {12, file.Size}}).count)
+	require.Equal(t, 2, g.fileSpans(context.Background(), file, [][2]int64{{0, math.MaxInt64}}).count, "an end past the file's: to its end")
 }
