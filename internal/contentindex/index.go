@@ -58,11 +58,12 @@ func (ix *Index) loadDocs() error {
 		if lo > hi || hi > ix.f.nblocks {
 			return errCorrupt
 		}
+		size := ix.docSize(id)
 		for b := lo; b < hi; b++ {
 			ix.fileOf[b] = id
 			// Each block starts after the one before it, inside the
 			// document, the first at its start (MatchSpans reads them).
-			if b == lo && ix.blockStart(b) != 0 || b > lo && (ix.blockStart(b) <= ix.blockStart(b-1) || int64(ix.blockStart(b)) >= ix.doc(id).Size) {
+			if b == lo && ix.blockStart(b) != 0 || b > lo && (ix.blockStart(b) <= ix.blockStart(b-1) || int64(ix.blockStart(b)) >= size) {
 				return errCorrupt
 			}
 		}
@@ -112,7 +113,7 @@ func (ix *Index) doc(id uint32) Doc {
 	off, n := uint64(binary.LittleEndian.Uint32(e)), uint64(binary.LittleEndian.Uint32(e[4:]))
 	return Doc{
 		Rel:           unsafe.String(&ix.data[ix.f.pathOff+off], int(n)),
-		Size:          int64(binary.LittleEndian.Uint64(e[8:])),
+		Size:          ix.docSize(id),
 		MTime:         int64(binary.LittleEndian.Uint64(e[16:])),
 		Indexed:       flags&docIndexed != 0,
 		Binary:        flags&docBinary != 0,
@@ -120,6 +121,11 @@ func (ix *Index) doc(id uint32) Doc {
 		Decoded:       flags&docDecoded != 0,
 		id:            id,
 	}
+}
+
+// docSize returns the size document id had when indexed.
+func (ix *Index) docSize(id uint32) int64 {
+	return int64(binary.LittleEndian.Uint64(ix.data[ix.f.docOff+uint64(id)*docEntry+8:]))
 }
 
 // list returns the count and encoded list of trigram t (count 0: absent).
@@ -174,7 +180,7 @@ func (ix *Index) MatchSpans(id uint32, blocks []uint64) [][2]int64 {
 	if blocks == nil || hi-lo < 2 {
 		return wholeDoc
 	}
-	size := ix.doc(id).Size
+	size := ix.docSize(id)
 	var spans [][2]int64
 	for b := lo; b < hi; b++ {
 		if blocks[b>>6]&(1<<(b&63)) == 0 {

@@ -57,10 +57,7 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 	if f.Size == 0 { // /proc files report size 0 yet hold text: read to EOF (SPEC §4)
 		rd.left = limits.UnsizedFileMaxBytes
 	}
-	if cap(g.buf) < limits.SniffBytes {
-		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
-	}
-	n, eof, err := rd.fill(g.buf[:min(cap(g.buf), cmp.Or(g.firstRead, limits.SearchFirstReadBytes))])
+	n, eof, err := g.readFirst(&rd)
 	if err != nil {
 		return fileResult{}
 	}
@@ -112,10 +109,7 @@ func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) f
 			return fileResult{}
 		}
 		rd := reader{fd: fd, left: end - start}
-		if cap(g.buf) < limits.SniffBytes {
-			g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
-		}
-		n, eof, err := rd.fill(g.buf[:min(cap(g.buf), cmp.Or(g.firstRead, limits.SearchFirstReadBytes))])
+		n, eof, err := g.readFirst(&rd)
 		if err != nil {
 			return fileResult{}
 		}
@@ -129,6 +123,16 @@ func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) f
 		}
 	}
 	return res
+}
+
+// readFirst makes the first read of what rd reads into g.buf (sized for
+// it on first use): up to g.firstRead bytes, or
+// limits.SearchFirstReadBytes.
+func (g *worker) readFirst(rd *reader) (n int, eof bool, err error) {
+	if cap(g.buf) < limits.SniffBytes {
+		g.buf = make([]byte, 0, max(limits.SniffBytes, min(int(rd.left)+1, g.q.ChunkBytes)))
+	}
+	return rd.fill(g.buf[:min(cap(g.buf), cmp.Or(g.firstRead, limits.SearchFirstReadBytes))])
 }
 
 // search searches a text file in chunks of whole lines, data being its
