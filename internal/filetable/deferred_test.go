@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -82,7 +83,9 @@ func TestDeferredBuild(t *testing.T) {
 
 // TestDeferredBuildNotWithStoredTable: a root whose table an earlier set
 // saved is loaded and revalidated by the first listing (no walk of the
-// whole root to spare), not deferred.
+// whole root to spare), not deferred; only its watches are (issue 35):
+// none before the first answer, every directory's after BuildDeferred,
+// which finds a file changed in between.
 func TestDeferredBuildNotWithStoredTable(t *testing.T) {
 	exactStamps(t) // the tree is seconds old: its stamps are trusted
 	root := deferredTree(t, 30)
@@ -104,6 +107,18 @@ func TestDeferredBuildNotWithStoredTable(t *testing.T) {
 	require.Equal(t, "live", st.State)
 	require.Equal(t, 1, st.Loads, "the saved table was loaded by the first listing")
 	require.Zero(t, st.Builds)
+	require.Zero(t, st.Watches, "no watch before the first answer")
+
+	time.Sleep(tickGap) // the change below has a time no stamp holds
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d1/e1/f1.txt"), []byte("longer\n"), 0o644))
+	second.BuildDeferred(root)
+	second.building.Wait()
+	st, _ = second.Stats(root)
+	require.Equal(t, st.Dirs, st.Watches, "BuildDeferred watched every directory")
+	require.Zero(t, st.Events, "the change came before the watches: a stamp shows it, not an event")
+	require.Equal(t, walked(t, root), setListed(t, second, root))
+	st, _ = second.Stats(root)
+	require.Zero(t, st.Rewalks)
 }
 
 // TestDeferredBuildClosed: a set closed while its deferred build runs
@@ -118,4 +133,54 @@ func TestDeferredBuildClosed(t *testing.T) {
 	st, ok := s.Stats(root)
 	require.False(t, ok, "a closed set has no tables: %+v", st)
 	s.BuildDeferred(root)
+}
+
+// TestStoredTableLazyLoad (issue 35): a stored table loaded lazily (as
+// under DeferBuilds) answers its first listing from stamps alone, with no
+// watch on a directory whose stamps stand; what changes after those
+// stamps and before the watches are added (by buildDeferred, or by the
+// next listing itself) shows in the stamps taken after each watch, and
+// what changes later as events: every listing equals a cold walk.
+func TestStoredTableLazyLoad(t *testing.T) {
+	exactStamps(t)
+	seed := testSeed(t)
+	rounds, restarts := 4, 6
+	if testing.Short() {
+		rounds, restarts = 2, 4
+	}
+	for round := range rounds {
+		r, m := roundTree(t, seed, round)
+		store := filepath.Join(t.TempDir(), "files")
+		tab := storedTable(t, m.root, store)
+		m.check(tab)
+		loads := 0
+		for k := range restarts {
+			changes := r.Intn(5)
+			tab = m.restart(tab, store, changes)
+			tab.mu.Lock()
+			tab.lazyLoad = true
+			tab.mu.Unlock()
+			same(t, tab, m.root, m.root)
+			st := tab.Stats()
+			loads += st.Loads
+			if changes == 0 && st.Loads == 1 {
+				require.Zero(t, st.Watches, "a lazy load watches nothing before it answers")
+			}
+			time.Sleep(tickGap) // no change below shares a timestamp with the lazy stamps
+			for range 1 + r.Intn(6) {
+				m.step()
+			}
+			if k%2 == 0 && tab.claimDeferred() {
+				tab.buildDeferred(context.Background())
+			}
+			m.check(tab)
+			st = tab.Stats()
+			require.Equal(t, st.Dirs, st.Watches, "every directory watched after %v", m.log)
+			for range r.Intn(3) {
+				m.step()
+				m.check(tab)
+			}
+		}
+		require.Positive(t, loads)
+	}
 }

@@ -61,6 +61,13 @@
 // change in the same timestamp tick leaves it unchanged): its directory is
 // listed, or walked, again.
 //
+// With Set.DeferBuilds the first listing stamps without watching: it
+// answers from those stamps, and BuildDeferred (or the next listing, if it
+// comes first) adds each directory's watch, then stamps it again and
+// judges it against the first stamps as the load judged it against the
+// save (the racy window counted from the first stamps). The first call on
+// a known tree then pays one stat per file and no watch.
+//
 // # When there is no table
 //
 // A root on a file system whose events are unreliable (NFS, CIFS/SMB, FUSE,

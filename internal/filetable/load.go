@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolrpc/toolrpc/internal/limits"
 )
@@ -20,7 +21,10 @@ import (
 //
 // Each directory's watch is added before that directory is stamped, and it
 // is compared with its stamps at the save: a change made before the watch
-// shows in a stamp, a change made after it is an event.
+// shows in a stamp, a change made after it is an event. A lazy load
+// (t.lazyLoad) adds no watch: the table answers from these stamps, and
+// watchLoaded, before anything else uses it, adds the watches and stamps
+// every directory again.
 func (t *Table) load() bool {
 	s := t.readStore()
 	if s == nil {
@@ -38,17 +42,22 @@ func (t *Table) load() bool {
 	for _, r := range s.rules {
 		t.intern(r)
 	}
-	verdicts, changed, err := revalidate(t, s, devOf(t.root))
+	lazy := t.lazyLoad
+	t.stampedAt = time.Now().UnixNano()
+	verdicts, changed, err := revalidate(t, s, devOf(t.root), !lazy)
 	if err != nil {
 		t.forget(s)
 		t.turnOff(err.Error())
 		return false
 	}
 	for _, d := range s.dirs {
+		d.lazy = lazy
 		if d.wd >= 0 {
 			t.byWD[d.wd] = d
 		}
 	}
+	t.unwatched = lazy
+	t.deferred = t.deferred || lazy
 	t.top = s.dirs[0]
 	t.orderOK = false
 	t.stats.Loads++
@@ -101,15 +110,51 @@ func sameStamps(old, cur []pathStamp, saved int64) bool {
 	return true
 }
 
-// revalidate watches and stamps every directory of s again, in parallel,
-// and returns each one's verdict. The files of a directory whose listing
+// watchLoaded adds the watches a lazy load left out, each before its
+// directory is stamped again, and judges the directory against the stamps
+// the load took (at t.stampedAt), as load judges a stored table against
+// its save: a changed listing or rule is listed or walked again by the
+// next apply, a changed file is updated. What changed between the load's
+// stamps and the watch shows in a stamp, what changes after it is an
+// event. A watch limit turns the table off; t.mu held.
+func (t *Table) watchLoaded() {
+	t.unwatched = false
+	s := &stored{saved: t.stampedAt}
+	t.top.each(func(d *dirNode) {
+		if d.lazy {
+			s.dirs = append(s.dirs, d)
+			s.prints = append(s.prints, d.print)
+		}
+	})
+	verdicts, changed, err := revalidate(t, s, devOf(t.root), true)
+	for _, d := range s.dirs {
+		d.lazy = false
+		if d.wd >= 0 {
+			t.byWD[d.wd] = d
+		}
+	}
+	if err != nil {
+		t.turnOff(err.Error())
+		return
+	}
+	t.revalidated += changed
+	if changed > 0 {
+		t.orderOK = false
+	}
+	for i, v := range verdicts {
+		t.markVerdict(s.dirs[i], v)
+	}
+}
+
+// revalidate watches (unless watch is false) and stamps every directory of
+// s again, in parallel, and returns each one's verdict. The files of a directory whose listing
 // stands are stat'ed: a changed size or time updates the entry (changed
 // counts them), a file that is no longer a regular file lists the
 // directory again. err is the first error of a watch (a limit, an
 // unreliable file system): the table cannot be had. t.mu is held and no
 // event reader runs: the workers own the directories they are given, and
 // the watches of nested git dirs are added under t.specialMu.
-func revalidate(t *Table, s *stored, rootDev uint64) (verdicts []printVerdict, changed int, err error) {
+func revalidate(t *Table, s *stored, rootDev uint64, watch bool) (verdicts []printVerdict, changed int, err error) {
 	verdicts = make([]printVerdict, len(s.dirs))
 	var next, nchanged atomic.Int64
 	var failed atomic.Bool
@@ -124,7 +169,7 @@ func revalidate(t *Table, s *stored, rootDev uint64) (verdicts []printVerdict, c
 				if i >= len(s.dirs) {
 					return
 				}
-				v, n, werr := revalidateDir(t, s, i, rootDev)
+				v, n, werr := revalidateDir(t, s, i, rootDev, watch)
 				if werr != nil {
 					errOnce.Do(func() { err = werr })
 					failed.Store(true)
@@ -139,16 +184,16 @@ func revalidate(t *Table, s *stored, rootDev uint64) (verdicts []printVerdict, c
 	return verdicts, int(nchanged.Load()), err
 }
 
-// revalidateDir watches directory i of s, judges it against its stamps
+// revalidateDir watches directory i of s (unless watch is false), judges it against its stamps
 // and, when its listing stands, lstats its files: a changed size or time
 // updates the entry (n counts them), a file that is no longer a regular
 // file lists the directory again. rootDev is the root's device.
-func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, n int, err error) {
+func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool) (v printVerdict, n int, err error) {
 	d := s.dirs[i]
 	sortNodes(d.dirs)
 	d.dirs = slices.Clip(d.dirs)
 	abs := t.abs(d.path)
-	ds, cur, ok, err := t.watchStored(d, abs, rootDev, s.prints[i], s.saved)
+	ds, cur, ok, err := t.watchStored(d, abs, rootDev, s.prints[i], s.saved, watch)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -174,7 +219,7 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, 
 }
 
 // watchStored does for the stored directory d (at abs) what watchDir does
-// for a listed one, then stamps it through a descriptor it returns open
+// for a listed one (without any watch when watch is false), then stamps it through a descriptor it returns open
 // (ok false, and cur the zero print, when abs is no longer a directory).
 // The stamps that decide the watch's kind serve the print too, and only a
 // directory on another device than the root (rootDev) has its file system
@@ -183,14 +228,16 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64) (v printVerdict, 
 // A directory whose own stamp is still the one saved (old, at saved) had no
 // entry created, removed or renamed since (each changes its time), so a
 // .git or ignore file absent then is absent now: it is not stamped.
-func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint, saved int64) (ds dirStamper, cur dirPrint, ok bool, err error) {
+func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint, saved int64, watch bool) (ds dirStamper, cur dirPrint, ok bool, err error) {
 	d.wd, d.repo = -1, false
-	wd, err := t.w.add(abs, dirMask)
-	if err != nil && errors.Is(err, errWatchLimit) {
-		return ds, cur, false, err
-	}
-	if err == nil {
-		d.wd = wd
+	if watch {
+		wd, err := t.w.add(abs, dirMask)
+		if err != nil && errors.Is(err, errWatchLimit) {
+			return ds, cur, false, err
+		}
+		if err == nil {
+			d.wd = wd
+		}
 	}
 	if ds, ok = openStamper(abs); !ok {
 		return ds, cur, false, nil
@@ -208,7 +255,7 @@ func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint
 		git = ds.stamp(".git")
 	}
 	d.repo = git.mode != 0
-	if d.repo && d.path != "" {
+	if d.repo && d.path != "" && watch {
 		t.watchGitDir(abs, d.path)
 	}
 	absent := [2]bool{same && old.rules[0].mode == 0, same && old.rules[1].mode == 0}

@@ -60,7 +60,10 @@ func (s *Set) ReportTo(r *progress.Reporter) { s.reporter = r }
 // the walk) walk as walk.Walk does instead, and leave the build to
 // BuildDeferred: the first call on a fresh tree then does only what a
 // plain walk does (no watches, no tree filled, no mount checks), and the
-// table is built after it has answered. Call it before the first listing.
+// table is built after it has answered. A root with a stored table loads
+// it at its first listing without watching its directories, and the
+// watches are added after that call has answered (see the package doc).
+// Call it before the first listing.
 func (s *Set) DeferBuilds() { s.deferBuilds = true }
 
 // Walk returns what walk.Walk(ctx, opts) returns: from the table of
@@ -104,8 +107,8 @@ func (s *Set) walkDeferred(ctx context.Context, opts walk.Options) (walk.Files, 
 }
 
 // BuildDeferred starts, on a goroutine of its own, the build of root's
-// table when a listing left it for later (DeferBuilds); it does nothing
-// otherwise. A call runs it once its reply is written, so the build never
+// table, or the watches of its lazily loaded directories, when a listing
+// left them for later (DeferBuilds); it does nothing otherwise. A call runs it once its reply is written, so the build never
 // delays an answer; a listing that comes while it runs waits for it, as
 // it would wait for any build. The build shows no progress (the walk of
 // the listing that deferred it did), and Close cancels it.

@@ -70,10 +70,18 @@ type Table struct {
 	closeOnce   sync.Once
 
 	// deferred: a listing walked without the table, leaving its build to
-	// BuildDeferred (Set.DeferBuilds); building: BuildDeferred claimed
-	// the build, so listings wait for it; quiet: that build runs, and
-	// shows no progress (the listing's walk showed it).
+	// BuildDeferred (Set.DeferBuilds), or loaded a stored table without
+	// its watches (unwatched), leaving them to BuildDeferred; building:
+	// BuildDeferred claimed the build, so listings wait for it; quiet:
+	// that build runs, and shows no progress (the listing's walk showed
+	// it).
 	deferred, building, quiet bool
+	// lazyLoad: a stored table is to be loaded without watches
+	// (Set.DeferBuilds): its directories are stamped, the listing
+	// answers, and watchLoaded adds the watches after (unwatched until
+	// then). stampedAt is when that load began stamping (Unix ns).
+	lazyLoad, unwatched bool
+	stampedAt           int64
 
 	// outside is what outsidePrint said right after the watches outside
 	// the tree were added (outsideOK false: the table is not persisted);
@@ -257,6 +265,12 @@ func (t *Table) ready(ctx context.Context, found listener) error {
 	case stateNew:
 		return t.build(ctx, found)
 	case stateLive:
+		if t.unwatched {
+			t.watchLoaded()
+			if t.state != stateLive {
+				return nil
+			}
+		}
 		if err := t.w.drain(t.record); err != nil {
 			t.turnOff(err.Error())
 			return nil
@@ -271,7 +285,8 @@ func (t *Table) ready(ctx context.Context, found listener) error {
 // leave its build to BuildDeferred: the platform keeps tables, the table is
 // new, no deferred build is under way, and no stored table (which is
 // revalidated, not walked) can spare the whole walk. It marks the build as
-// deferred.
+// deferred; when a stored table can, it marks that table's watches as
+// deferred instead (lazyLoad) and returns false.
 func (t *Table) deferBuild() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -280,6 +295,7 @@ func (t *Table) deferBuild() bool {
 	}
 	if t.store != "" {
 		if _, err := os.Lstat(t.store); err == nil {
+			t.lazyLoad = true
 			return false
 		}
 	}
@@ -287,25 +303,32 @@ func (t *Table) deferBuild() bool {
 	return true
 }
 
-// claimDeferred reports whether a build was deferred and claims it: until
-// the build has run, listings wait for it instead of walking.
+// claimDeferred reports whether a build or a loaded table's watches were
+// deferred and claims them: until they are done, listings wait instead of
+// walking (a listing of an unwatched table adds the watches itself).
 func (t *Table) claimDeferred() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.deferred || t.state != stateNew {
+	if !t.deferred || (t.state != stateNew && !t.unwatched) {
 		return false
 	}
 	t.deferred, t.building = false, true
 	return true
 }
 
-// buildDeferred builds the table a listing deferred (unless a listing
-// built it first), and schedules its save.
+// buildDeferred builds the table a listing deferred, or adds the watches
+// a lazy load left out (unless a listing did first), and schedules its
+// save.
 func (t *Table) buildDeferred(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.building = false
-	if t.state != stateNew {
+	switch {
+	case t.state == stateLive && t.unwatched:
+		t.watchLoaded()
+		t.scheduleSave()
+		return
+	case t.state != stateNew:
 		return
 	}
 	t.quiet = true

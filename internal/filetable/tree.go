@@ -16,6 +16,7 @@ type dirNode struct {
 	parent *dirNode
 	wd     int32            // inotify watch, -1 when the directory could not be watched
 	repo   bool             // holds a .git entry: a nested repository starts here
+	lazy   bool             // loaded without its watch: watchLoaded adds it
 	files  []fileEntry      // sorted by name
 	dirs   []*dirNode       // sorted by name + "/" (see dirCmp)
 	excl   []walk.Exclusion // entries the ignore rules excluded from its listing
