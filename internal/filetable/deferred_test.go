@@ -160,12 +160,24 @@ func TestStoredTableLazyLoad(t *testing.T) {
 			tab.mu.Lock()
 			tab.lazyLoad = true
 			tab.mu.Unlock()
+			came := time.Now()
 			same(t, tab, m.root, m.root)
 			st := tab.Stats()
 			loads += st.Loads
 			if changes == 0 && st.Loads == 1 {
 				require.Zero(t, st.Watches, "a lazy load watches nothing before it answers")
 			}
+			// A call that came before the load stamped (it waited for the
+			// load) is answered from those stamps, still unwatched.
+			files, ok, err := tab.listAt(context.Background(), Query{Start: m.root}, came)
+			require.NoError(t, err)
+			require.True(t, ok)
+			if want := walked(t, m.root); len(want) > 0 {
+				require.Equal(t, want, all(files))
+			} else {
+				require.Zero(t, files.Len())
+			}
+			require.Equal(t, st.Watches, tab.Stats().Watches, "a call that came before the stamps adds no watch")
 			time.Sleep(tickGap) // no change below shares a timestamp with the lazy stamps
 			for range 1 + r.Intn(6) {
 				m.step()

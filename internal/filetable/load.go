@@ -30,6 +30,7 @@ func (t *Table) load() bool {
 	if s == nil {
 		return false
 	}
+	t.stampedAt = time.Now() // before any stamp, the outside's too
 	if err := t.watchOutside(); err != nil {
 		t.turnOff(err.Error())
 		return false
@@ -43,7 +44,6 @@ func (t *Table) load() bool {
 		t.intern(r)
 	}
 	lazy := t.lazyLoad
-	t.stampedAt = time.Now().UnixNano()
 	verdicts, changed, err := revalidate(t, s, devOf(t.root), !lazy)
 	if err != nil {
 		t.forget(s)
@@ -119,7 +119,7 @@ func sameStamps(old, cur []pathStamp, saved int64) bool {
 // event. A watch limit turns the table off; t.mu held.
 func (t *Table) watchLoaded() {
 	t.unwatched = false
-	s := &stored{saved: t.stampedAt}
+	s := &stored{saved: t.stampedAt.UnixNano()}
 	t.top.each(func(d *dirNode) {
 		if d.lazy {
 			s.dirs = append(s.dirs, d)

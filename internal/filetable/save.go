@@ -71,7 +71,7 @@ func (t *Table) saveOnce(apply bool) error {
 	var err error
 	if t.state == stateLive {
 		if apply {
-			err = t.ready(context.Background(), listener{})
+			err = t.ready(context.Background(), listener{}, time.Now())
 		} else if err = t.w.drain(t.record); err != nil || !t.pend.empty() {
 			t.mu.Unlock()
 			return nil // the next listing handles a drain error

@@ -79,9 +79,11 @@ type Table struct {
 	// lazyLoad: a stored table is to be loaded without watches
 	// (Set.DeferBuilds): its directories are stamped, the listing
 	// answers, and watchLoaded adds the watches after (unwatched until
-	// then). stampedAt is when that load began stamping (Unix ns).
+	// then). stampedAt is when that load began stamping: a call that came
+	// before it may be answered unwatched (every change made before the
+	// call shows in those stamps).
 	lazyLoad, unwatched bool
-	stampedAt           int64
+	stampedAt           time.Time
 
 	// outside is what outsidePrint said right after the watches outside
 	// the tree were added (outsideOK false: the table is not persisted);
@@ -161,8 +163,13 @@ type Query struct {
 // error when the call was cancelled while the table was built or brought up
 // to date.
 func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, err error) {
+	return t.listAt(ctx, q, time.Now())
+}
+
+// listAt is List of a call that came at came.
+func (t *Table) listAt(ctx context.Context, q Query, came time.Time) (files walk.Files, ok bool, err error) {
 	t.mu.Lock()
-	err = t.ready(ctx, listenerOf(t.root, q))
+	err = t.ready(ctx, listenerOf(t.root, q), came)
 	t.log.Flush()
 	t.scheduleSave()
 	live := t.state == stateLive
@@ -259,13 +266,16 @@ func (t *Table) release() {
 	})
 }
 
-// ready builds the table or brings it up to date; t.mu held.
-func (t *Table) ready(ctx context.Context, found listener) error {
+// ready builds the table or brings it up to date for a call that came at
+// came; t.mu held. A lazily loaded table is watched first, unless every
+// stamp it holds was taken after came (a call that waited for the load
+// that answered another).
+func (t *Table) ready(ctx context.Context, found listener, came time.Time) error {
 	switch t.state {
 	case stateNew:
 		return t.build(ctx, found)
 	case stateLive:
-		if t.unwatched {
+		if t.unwatched && !came.Before(t.stampedAt) {
 			t.watchLoaded()
 			if t.state != stateLive {
 				return nil
