@@ -104,7 +104,8 @@ const restartGap = 2100 * time.Millisecond
 // the tree changed while no server ran (an edit to the same size, a
 // delete, renames, a new file, a new directory, a new .gitignore),
 // answers every grep byte for byte as a scan server started after the
-// changes.
+// changes, and after changes made right after its first answer (issue 35:
+// while its watches are being added).
 //
 // Checks SPEC §12.
 func TestContentIndexAfterRestart(t *testing.T) {
@@ -140,6 +141,12 @@ func TestContentIndexAfterRestart(t *testing.T) {
 	put("d0/.gitignore", "f1*.txt\n")
 
 	again := start(t, withRoot(root), withDataDir(first.DataDir))
+	// Its first call answers from the stamps alone; its watches are added
+	// once it has answered: what changes now, before or after a watch,
+	// must show too.
+	require.Contains(t, string(again.call(t, "tools/grep", map[string]any{"pattern": "PM_RESUME", "outputMode": "count"})), "d4/new.txt")
+	put("d4/late.txt", "PM_RESUME late\n")
+	put("d0/f05.txt", "foo 5\nPM_RESUME 5\nPM_RESUME again\n")
 	blocked := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
 	scan := start(t, withRoot(root), withDataDir(filepath.Join(blocked, "data")))
