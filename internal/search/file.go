@@ -105,7 +105,7 @@ func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) f
 		if start >= end {
 			continue
 		}
-		if fd.seek(start) != nil {
+		if start > 0 && fd.seek(start) != nil { // a span at 0 is the first: the file was just opened
 			return fileResult{}
 		}
 		rd := reader{fd: fd, left: end - start}
