@@ -146,14 +146,15 @@ func (t *Table) watchLoaded() {
 	}
 }
 
-// revalidate watches (unless watch is false) and stamps every directory of
-// s again, in parallel, and returns each one's verdict. The files of a directory whose listing
-// stands are stat'ed: a changed size or time updates the entry (changed
-// counts them), a file that is no longer a regular file lists the
-// directory again. err is the first error of a watch (a limit, an
-// unreliable file system): the table cannot be had. t.mu is held and no
-// event reader runs: the workers own the directories they are given, and
-// the watches of nested git dirs are added under t.specialMu.
+// revalidate watches (unless watch is false) and stamps every directory
+// of s again, in parallel, and returns each one's verdict. The files of a
+// directory whose listing stands are stat'ed: a changed size or time
+// updates the entry (changed counts them), a file that is no longer a
+// regular file lists the directory again. err is the first error of a
+// watch (a limit, an unreliable file system): the table cannot be had.
+// t.mu is held, so no event reader runs: the workers own the directories
+// they are given, and the watches of nested git dirs are added under
+// t.specialMu.
 func revalidate(t *Table, s *stored, rootDev uint64, watch bool) (verdicts []printVerdict, changed int, err error) {
 	verdicts = make([]printVerdict, len(s.dirs))
 	var next, nchanged atomic.Int64
@@ -184,10 +185,11 @@ func revalidate(t *Table, s *stored, rootDev uint64, watch bool) (verdicts []pri
 	return verdicts, int(nchanged.Load()), err
 }
 
-// revalidateDir watches directory i of s (unless watch is false), judges it against its stamps
-// and, when its listing stands, lstats its files: a changed size or time
-// updates the entry (n counts them), a file that is no longer a regular
-// file lists the directory again. rootDev is the root's device.
+// revalidateDir watches directory i of s (unless watch is false), judges
+// it against its stamps and, when its listing stands, lstats its files: a
+// changed size or time updates the entry (n counts them), a file that is
+// no longer a regular file lists the directory again. rootDev is the
+// root's device.
 func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool) (v printVerdict, n int, err error) {
 	d := s.dirs[i]
 	sortNodes(d.dirs)
@@ -219,7 +221,8 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool) (v pr
 }
 
 // watchStored does for the stored directory d (at abs) what watchDir does
-// for a listed one (without any watch when watch is false), then stamps it through a descriptor it returns open
+// for a listed one (without any watch, its own or its git dir's, when
+// watch is false), then stamps it through a descriptor it returns open
 // (ok false, and cur the zero print, when abs is no longer a directory).
 // The stamps that decide the watch's kind serve the print too, and only a
 // directory on another device than the root (rootDev) has its file system
