@@ -39,10 +39,10 @@ const tagKey = "TOOLRPC_CHAOS_TAG"
 type session struct {
 	c    *campaign
 	sl   *slot
-	n    int    // the session's number within its slot
-	face string // faceLSP, faceLSPProgress or faceMCP
-	tag  string // tagKey=value
-	t0   time.Time
+	n    int       // the session's number within its slot
+	face string    // faceLSP, faceLSPProgress or faceMCP
+	tag  string    // tagKey=value
+	t0   time.Time // the server's start (written under lmu)
 
 	cmd     *exec.Cmd
 	pid     int
@@ -157,7 +157,11 @@ func (s *session) spawn(ctx context.Context, nofile uint64) error {
 		return err
 	}
 	s.pid = s.cmd.Process.Pid
+	// Under lmu: the session is live already, and a data-dir fault records
+	// itself in every live session's log (record reads t0).
+	s.lmu.Lock()
 	s.t0 = time.Now()
+	s.lmu.Unlock()
 	if nofile > 0 {
 		lim := syscall.Rlimit{Cur: nofile, Max: nofile}
 		_ = prlimit(s.pid, syscall.RLIMIT_NOFILE, &lim)
