@@ -50,27 +50,33 @@ func (t *Table) load() bool {
 		t.turnOff(err.Error())
 		return false
 	}
-	for _, d := range s.dirs {
-		d.lazy = lazy
-		if d.wd >= 0 {
-			t.byWD[d.wd] = d
-		}
-	}
 	t.unwatched = lazy
 	t.deferred = t.deferred || lazy
 	t.top = s.dirs[0]
 	t.orderOK = false
 	t.stats.Loads++
 	t.revalidated += changed
-	clean := changed == 0
-	for i, v := range verdicts {
-		t.markVerdict(s.dirs[i], v)
-		clean = clean && v == printSame
-	}
-	if clean { // the file still describes the tree: no need to write it again
-		t.savedGen = t.gen()
+	if t.settle(s, verdicts, lazy) && changed == 0 {
+		t.savedGen = t.gen() // the file still describes the tree: no need to write it again
 	}
 	return true
+}
+
+// settle takes in what revalidate found of s's directories (each marked
+// lazy or not): their watches join byWD, and what each verdict asks for
+// goes to t.pend. It reports whether every verdict was printSame; t.mu
+// held, t.top set.
+func (t *Table) settle(s *stored, verdicts []printVerdict, lazy bool) (same bool) {
+	same = true
+	for i, d := range s.dirs {
+		d.lazy = lazy
+		if d.wd >= 0 {
+			t.byWD[d.wd] = d
+		}
+		t.markVerdict(d, verdicts[i])
+		same = same && verdicts[i] == printSame
+	}
+	return same
 }
 
 // forget drops the watches load added for s's directories; t.mu held.
@@ -127,22 +133,14 @@ func (t *Table) watchLoaded() {
 		}
 	})
 	verdicts, changed, err := revalidate(t, s, devOf(t.root), true)
-	for _, d := range s.dirs {
-		d.lazy = false
-		if d.wd >= 0 {
-			t.byWD[d.wd] = d
-		}
-	}
 	if err != nil {
-		t.turnOff(err.Error())
+		t.turnOff(err.Error()) // release, once it is off, closes the watcher and its watches
 		return
 	}
+	t.settle(s, verdicts, false)
 	t.revalidated += changed
 	if changed > 0 {
 		t.orderOK = false
-	}
-	for i, v := range verdicts {
-		t.markVerdict(s.dirs[i], v)
 	}
 }
 

@@ -108,9 +108,10 @@ func (s *Set) walkDeferred(ctx context.Context, opts walk.Options) (walk.Files, 
 
 // BuildDeferred starts, on a goroutine of its own, the build of root's
 // table, or the watches of its lazily loaded directories, when a listing
-// left them for later (DeferBuilds); it does nothing otherwise. A call runs it once its reply is written, so the build never
-// delays an answer; a listing that comes while it runs waits for it, as
-// it would wait for any build. The build shows no progress (the walk of
+// left them for later (DeferBuilds); it does nothing otherwise. A call
+// runs it once its reply is written, so the build never delays an
+// answer; a listing that comes while it runs waits for it, as it would
+// wait for any build. The build shows no progress (the walk of
 // the listing that deferred it did), and Close cancels it.
 func (s *Set) BuildDeferred(root string) {
 	if s == nil {
