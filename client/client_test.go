@@ -21,7 +21,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lspframe"
 	"github.com/toolrpc/toolrpc/wire"
 )

@@ -15,7 +15,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/lspframe"
 	"github.com/toolrpc/toolrpc/wire"
 )

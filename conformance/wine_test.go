@@ -435,7 +435,7 @@ func skipOnWine(t *testing.T, why string) {
 func TestWine_WindowsUnitTests(t *testing.T) {
 	w := setupWine(t)
 	exe := filepath.Join(t.TempDir(), "procgroup.test.exe")
-	build := exec.Command("go", "test", "-c", "-o", exe, "github.com/toolrpc/toolrpc/internal/procgroup")
+	build := exec.Command("go", "test", "-c", "-o", exe, "github.com/toolrpc/toolrpc/procgroup")
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)

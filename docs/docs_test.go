@@ -17,8 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/methods"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -319,7 +319,7 @@ func TestLinkCheckCatches(t *testing.T) {
 		"protocol.md#no-such-heading": "no heading #no-such-heading in docs/protocol.md",
 		"file:///etc/passwd":          "not a public URL nor a repository path",
 		"protocol.md#1-transport":     "",
-		"../internal/walk/doc.go":     "",
+		"../walk/doc.go":              "",
 		"#1-transport":                "no heading #1-transport in docs/mcp-hosts.md",
 	} {
 		from := "docs/protocol.md"
@@ -424,14 +424,17 @@ func TestContributingCoversEveryTool(t *testing.T) {
 	require.Empty(t, strings.Join(missing, "\n"), "a tool misses these places (docs/contributing.md)")
 }
 
-// TestPublicPackages pins what a host may import: the client, the wire types,
-// the frame codec and the conformance suite (plus this package and the
-// commands). Everything else is plumbing under internal/, so a new package
-// lands there unless it is added here on purpose.
+// TestPublicPackages pins the top level: what a host may import (the client,
+// the wire types, the frame codec, the conformance suite), the packages the
+// design card names at the top (rpc, methods, limits, walk, procgroup, spill:
+// toolrpc's own API, documented as such), plus this package and the commands.
+// Everything else is plumbing under internal/, so a new package lands there
+// unless it is added here on purpose.
 func TestPublicPackages(t *testing.T) {
 	out, err := exec.Command("go", "list", "github.com/toolrpc/toolrpc/...").Output()
 	require.NoError(t, err)
-	public := map[string]bool{"client": true, "wire": true, "lspframe": true, "conformance": true, "docs": true}
+	public := map[string]bool{"client": true, "wire": true, "lspframe": true, "conformance": true, "docs": true,
+		"rpc": true, "methods": true, "limits": true, "walk": true, "procgroup": true, "spill": true}
 	for _, pkg := range strings.Fields(string(out)) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/toolrpc/toolrpc"), "/")
 		if rel == "" || public[rel] || strings.HasPrefix(rel, "internal/") || strings.HasPrefix(rel, "cmd/") {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // readBufferBytes is the Reader's buffer, and so the longest header line it

@@ -14,7 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // server is a toolrpc process driven like a host drives it, through package

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/contentindex"
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // The content index rows (issue 15): a fresh server per tree with its own

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // The memory row: many concurrent calls that each print a lot on both

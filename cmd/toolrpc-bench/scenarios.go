@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/client"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // scenario is one row of the table and how to measure it.

@@ -106,7 +106,7 @@ func killAll(ps []proc) {
 }
 
 // guardianArg is the hidden argument the server re-executes itself with to
-// run its guardian (internal/procgroup).
+// run its guardian (procgroup).
 const guardianArg = "__toolrpc-procgroup-guardian"
 
 // guardianOf returns the pid of serverPid's guardian, or 0.

@@ -76,11 +76,11 @@ func TestReleaseArchiveRunsREADMEJob(t *testing.T) {
 	require.NoError(t, json.Unmarshal(res, &got), "%s", res)
 	found := false
 	for _, m := range got.Matches {
-		if m.Path == "internal/rpc/server.go" && strings.HasPrefix(m.Text, "func Serve(") {
+		if m.Path == "rpc/server.go" && strings.HasPrefix(m.Text, "func Serve(") {
 			found = true
 		}
 	}
-	require.True(t, found, "README's grep did not find internal/rpc/server.go's func Serve: %s", res)
+	require.True(t, found, "README's grep did not find rpc/server.go's func Serve: %s", res)
 }
 
 func unpack(t *testing.T, archive, dir string) {

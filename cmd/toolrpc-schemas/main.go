@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolrpc/toolrpc/internal/methods"
+	"github.com/toolrpc/toolrpc/methods"
 )
 
 // hostMethod is one printed entry.

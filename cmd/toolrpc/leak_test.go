@@ -20,9 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/toolrpc/toolrpc/internal/methods"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
-	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // leakBackstop bounds each wait so a wedged server fails the test instead of

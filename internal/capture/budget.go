@@ -3,7 +3,7 @@ package capture
 import (
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // budget is a count of bytes shared by many holders: acquire takes what is

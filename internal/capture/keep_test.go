@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // writeIn writes b to w in pieces of size n.

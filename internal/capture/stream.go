@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Chunk is the value of one $/progress notification of a Bash call (SPEC §6.4).

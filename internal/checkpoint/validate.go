@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // TranscriptError reports a transcript compaction refuses, naming the message.

@@ -13,8 +13,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/toolrpc/toolrpc/client"
-	"github.com/toolrpc/toolrpc/internal/methods"
-	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // callOnce runs a server in-process, initializes it on the working directory

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/methods"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
-	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/procgroup"
+	"github.com/toolrpc/toolrpc/rpc"
 )
 
 // Main runs the toolrpc command with args (without the program name) and

@@ -6,7 +6,7 @@ import (
 	"regexp/syntax"
 	"slices"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // blockBytes is limits.IndexBlockBytes; tests shorten it.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // File names inside an index directory.

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/logging"
 	"github.com/toolrpc/toolrpc/internal/progress"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Dir returns the index directory of root (absolute, symlink-evaluated)

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // merge joins the runs into dir/index, written atomically. It fails with

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // overlayDoc is a file read since the base index was built.

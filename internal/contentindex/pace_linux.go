@@ -3,7 +3,7 @@ package contentindex
 import (
 	"runtime"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 	"golang.org/x/sys/unix"
 )
 

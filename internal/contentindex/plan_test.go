@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/search"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // triSets recycles the sets termsOf fills: a new one costs 34 MiB.

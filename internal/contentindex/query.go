@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Op is the kind of a Query node.

@@ -4,7 +4,7 @@ import (
 	"regexp/syntax"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Set holds a session's content indexes, one Manager per root, each opened

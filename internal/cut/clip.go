@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"unicode/utf8"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // replacement is U+FFFD, the text every invalid byte becomes.

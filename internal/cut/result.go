@@ -3,7 +3,7 @@ package cut
 import (
 	"fmt"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // JSONStringOverheadBytes is what a string costs in a JSON array beyond its

@@ -1,7 +1,7 @@
 package cut
 
 import (
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 	"strings"
 	"testing"
 

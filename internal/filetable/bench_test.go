@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // benchRoot is the tree the benchmarks use: $FILETABLE_BENCH_ROOT, else the

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // git runs git in dir.

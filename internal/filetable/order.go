@@ -4,7 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/internal/roots"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // ref is one file of the table: d.files[i], with its time copied beside

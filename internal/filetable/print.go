@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolrpc/toolrpc/internal/gitignore"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // racyWindow is limits.FileTableRacyWindow as a duration in nanoseconds;

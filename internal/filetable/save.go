@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // saveDelay is limits.FileTableSaveDelay; tests shorten it.

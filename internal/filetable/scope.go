@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // scope is one walk of the root that re-lists some directories of the table.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/logging"
 	"github.com/toolrpc/toolrpc/internal/progress"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Set holds the tables of one session, one per root, each built by the first

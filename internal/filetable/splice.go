@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // splice puts what scope s found (files, the kept files of every directory

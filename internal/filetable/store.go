@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/internal/gitignore"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // A persisted table is one file per root, beside the root's content index:

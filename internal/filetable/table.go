@@ -13,7 +13,7 @@ import (
 	"github.com/toolrpc/toolrpc/internal/gitignore"
 	"github.com/toolrpc/toolrpc/internal/logging"
 	"github.com/toolrpc/toolrpc/internal/progress"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // tableState is where a Table is in its life.

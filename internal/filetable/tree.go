@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // dirNode is one directory the walk keeps. A file costs one fileEntry (32

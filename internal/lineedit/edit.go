@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

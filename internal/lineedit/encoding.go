@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Edits keep a file's encoding (SPEC §4.1). UTF-8 with a BOM and the

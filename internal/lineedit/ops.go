@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // op is one element of tools/edit's ops param.

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // view collects the lines of the new version an Edit result shows.

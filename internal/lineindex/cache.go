@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 var racyWindow = limits.LineIndexRacyWindow // tests shorten it

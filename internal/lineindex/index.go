@@ -11,7 +11,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

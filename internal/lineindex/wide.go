@@ -9,7 +9,7 @@ import (
 	"io"
 	"math/bits"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Form is how a file's lines end: at "\n" bytes (Bytes: UTF-8 and every

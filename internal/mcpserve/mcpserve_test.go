@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/methods"
 	"github.com/toolrpc/toolrpc/internal/sandbox"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -7,9 +7,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/protocol"
 
-	"github.com/toolrpc/toolrpc/internal/methods"
 	buildprogress "github.com/toolrpc/toolrpc/internal/progress"
 	"github.com/toolrpc/toolrpc/internal/roots"
+	"github.com/toolrpc/toolrpc/methods"
 )
 
 // rootsInput is the key of the roots/list input request.

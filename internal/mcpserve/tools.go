@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolrpc/toolrpc/internal/methods"
-	"github.com/toolrpc/toolrpc/internal/rpc"
+	"github.com/toolrpc/toolrpc/methods"
+	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/textenc"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // window assembles the content of one Read result.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/lineindex"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

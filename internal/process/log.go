@@ -9,7 +9,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // logKeep and logSlack size the log file; tests shrink them.

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // promptConfidence is "" on Linux: input is read from /proc, not guessed.

@@ -5,7 +5,7 @@ package process
 import (
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // promptConfidence is "low" outside Linux: there is no /proc to see a

@@ -14,10 +14,10 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
 	"github.com/toolrpc/toolrpc/internal/sandbox"
 	"github.com/toolrpc/toolrpc/internal/shell"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/procgroup"
 )
 
 // Mode is how a process is connected: "pipe" or "pty".

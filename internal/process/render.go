@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi/parser"
 	"github.com/charmbracelet/x/vt"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // ScreenHeader is the line that introduces a snapshot of the alternate

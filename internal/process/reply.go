@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // State is a process's state in a reply.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Table is one session's processes (SPEC §13.4): ids p1, p2, … in start

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Event names a reason a wait ends (SPEC §13).

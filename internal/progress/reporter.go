@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Sink shows builds to a client, in its face's protocol.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Suggest returns the display paths of up to limits.ReadMaxSuggestions

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sandbox/confine"
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
+	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
 	"github.com/toolrpc/toolrpc/internal/sandbox/confine"
+	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // line is one line a file search found: a match or a context line.

@@ -8,10 +8,10 @@ import (
 	"hash"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // skipUnmatched lets a file read whole in its first read, whose bytes do

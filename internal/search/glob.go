@@ -8,8 +8,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

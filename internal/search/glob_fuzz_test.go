@@ -12,7 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // globFuzzFiles is the tree FuzzGlobWindow globs: names that patterns with

@@ -7,9 +7,9 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

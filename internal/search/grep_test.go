@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolrpc/toolrpc/internal/filetable"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // engineTree writes files below a new temporary root with modification

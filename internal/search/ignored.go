@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // IgnoredNotice says what the ignore rules excluded during a walk that

@@ -17,8 +17,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/contentindex"
 	"github.com/toolrpc/toolrpc/internal/filetable"
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // knownTree is a tree whose index and file table lie in a data dir.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // merger shares the files of one search out among its workers and merges

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // TestGrepFilesModeStopsReadingAtItsMatch checks SPEC §5's filesWithMatches

@@ -3,8 +3,8 @@ package search
 import (
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/walk"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // Resumes keeps where a session's last few count and filesWithMatches

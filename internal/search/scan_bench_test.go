@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // BenchmarkGrepWalk is a count grep of $TOOLRPC_BENCH_PATTERN (folding case

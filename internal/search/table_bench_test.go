@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/toolrpc/toolrpc/internal/filetable"
-	"github.com/toolrpc/toolrpc/internal/limits"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 func BenchmarkGrepTableWarm(b *testing.B) {

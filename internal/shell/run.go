@@ -8,8 +8,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/capture"
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/procgroup"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/procgroup"
 	"github.com/toolrpc/toolrpc/wire"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/capture"
 	"github.com/toolrpc/toolrpc/internal/cut"
-	"github.com/toolrpc/toolrpc/internal/limits"
-	"github.com/toolrpc/toolrpc/internal/spill"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/spill"
 )
 
 // scratch returns a real spill directory for one test.

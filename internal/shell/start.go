@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/toolrpc/toolrpc/internal/procgroup"
+	"github.com/toolrpc/toolrpc/procgroup"
 )
 
 // ErrDirGone reports that a command's working directory no longer exists when

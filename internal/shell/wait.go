@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/toolrpc/toolrpc/internal/procgroup"
+	"github.com/toolrpc/toolrpc/procgroup"
 )
 
 // ending is how a wait ended.

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/toolrpc/toolrpc/internal/limits"
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 var (
