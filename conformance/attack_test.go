@@ -20,6 +20,8 @@ import (
 //	Rows: 7                    (comment) the rows it reproduces
 //	Section: §14               (comment) the contract it checks
 //	Users: both | root | unprivileged   (comment) who the server runs as; default both
+//	Workspace: /tmp            (comment) where the box (home, workspace) is made;
+//	                           default /var/tmp
 //	Peers: yes | no            (comment) whether it applies to a command sandbox
 //	                           in general (no: it attacks toolrpc's own server)
 //	-- policy.json --          optional: initializationOptions.sandbox
@@ -64,13 +66,16 @@ func loadAttack(t *testing.T, name string) attackCase {
 }
 
 // users is the comment's Users: line (default "both").
-func (c attackCase) users() string {
+func (c attackCase) users() string { return c.line("Users:", "both") }
+
+// line is the value of the comment's line that starts with key, or def.
+func (c attackCase) line(key, def string) string {
 	for line := range strings.SplitSeq(c.comment, "\n") {
-		if v, ok := strings.CutPrefix(line, "Users:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			return strings.TrimSpace(v)
 		}
 	}
-	return "both"
+	return def
 }
 
 // hostScript runs script on the host, outside the sandbox, as the user the
@@ -105,7 +110,7 @@ func runAttack(t *testing.T, name string) {
 		case u == "unprivileged" && asRoot:
 			return
 		}
-		b := newSandboxBox(t, asRoot, c.policy)
+		b := newSandboxBoxIn(t, c.line("Workspace:", "/var/tmp"), asRoot, c.policy)
 		mark := fmt.Sprintf("toolrpc-attack-%s-%d", name, os.Getpid())
 		if c.setup != "" {
 			out, err := b.hostScript(t, c.setup, mark)

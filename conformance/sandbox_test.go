@@ -93,7 +93,13 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // auto).
 func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox {
 	t.Helper()
-	base, err := os.MkdirTemp("/var/tmp", "toolrpc-sandbox-")
+	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy)
+}
+
+// newSandboxBoxIn is newSandboxBox with the box made in dir.
+func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]any) *sandboxBox {
+	t.Helper()
+	base, err := os.MkdirTemp(dir, "toolrpc-sandbox-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	require.NoError(t, os.Chmod(base, 0o755))

@@ -38,6 +38,7 @@ func (r *Resolved) Watch() func() []string {
 	if !r.Enforced() || r.Machine.MountNS || len(r.Protect) == 0 {
 		return func() []string { return nil }
 	}
+	r = r.withGitDirs() // what the command about to run is judged by
 	before := make([]stamp, len(r.Protect))
 	for i, p := range r.Protect {
 		before[i] = stampOf(p)

@@ -1,0 +1,55 @@
+package conformance
+
+import "testing"
+
+// TestEscape_GitCommondir checks SPEC §14 (issue 46 row 12): a command
+// cannot point .git/commondir at a copy with its own config and hooks
+// (testdata/attacks/git-commondir.txtar).
+func TestEscape_GitCommondir(t *testing.T) { runAttack(t, "git-commondir") }
+
+// TestEscape_GitSubmoduleGitdir checks SPEC §14 (issue 46 row 13): a
+// submodule's gitdir (.git/modules/sub: config, hooks) is protected like the
+// root's (testdata/attacks/git-submodule-gitdir.txtar).
+func TestEscape_GitSubmoduleGitdir(t *testing.T) { runAttack(t, "git-submodule-gitdir") }
+
+// TestEscape_GitSubmoduleDotGitFile checks SPEC §14 (issue 46 row 13): a
+// submodule's .git file cannot be rewritten to a gitdir of the command's
+// choosing (testdata/attacks/git-submodule-dotgit-file.txtar).
+func TestEscape_GitSubmoduleDotGitFile(t *testing.T) { runAttack(t, "git-submodule-dotgit-file") }
+
+// TestEscape_GitHooksPath checks SPEC §14 (issue 46 row 14): the directory
+// core.hooksPath names inside the workspace (husky's .husky) is protected
+// (testdata/attacks/git-hookspath.txtar).
+func TestEscape_GitHooksPath(t *testing.T) { runAttack(t, "git-hookspath") }
+
+// TestEscape_GitHooksMissing checks SPEC §14 (issue 46, a row the peers
+// hold): a repository without .git/hooks does not get one from a command
+// (testdata/attacks/git-hooks-missing.txtar).
+func TestEscape_GitHooksMissing(t *testing.T) { runAttack(t, "git-hooks-missing") }
+
+// TestEscape_ReadOnlyTmpWorkspace checks SPEC §14 (issue 46 row 15): with
+// mode read-only, a workspace under the writable /tmp stays read-only, its
+// .git too (testdata/attacks/readonly-tmp-workspace.txtar).
+func TestEscape_ReadOnlyTmpWorkspace(t *testing.T) { runAttack(t, "readonly-tmp-workspace") }
+
+// TestEscape_ProtectRenameParent checks SPEC §14 (issue 46 row 16, and a
+// row the peers hold): renaming a protected path's parent away does not
+// free its name (testdata/attacks/protect-rename-parent.txtar).
+func TestEscape_ProtectRenameParent(t *testing.T) { runAttack(t, "protect-rename-parent") }
+
+// TestEscape_ProtectMissing checks SPEC §14 (issue 46 row 16, and a row
+// the peers hold): a protect path that does not exist yet cannot be created
+// (testdata/attacks/protect-missing.txtar).
+func TestEscape_ProtectMissing(t *testing.T) { runAttack(t, "protect-missing") }
+
+// TestSandbox_GitWorksProtected checks SPEC §14 (issue 46 rows 12–14):
+// with the gitdir, a submodule's gitdir and core.hooksPath protected, git
+// still commits, branches, stashes and checks out inside the sandbox, and
+// the host's git works on the result (testdata/attacks/git-works.txtar).
+func TestSandbox_GitWorksProtected(t *testing.T) { runAttack(t, "git-works") }
+
+// TestEscape_GitNestedRepo checks SPEC §14 (issue 46 row 14): a nested
+// repository the host names in protect (vendor/lib/.git) is protected as
+// the root's is, and git still commits in it
+// (testdata/attacks/git-nested-repo.txtar).
+func TestEscape_GitNestedRepo(t *testing.T) { runAttack(t, "git-nested-repo") }
