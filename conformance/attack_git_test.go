@@ -1,6 +1,13 @@
 package conformance
 
-import "testing"
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestEscape_GitCommondir checks SPEC §14 (issue 46 row 12): a command
 // cannot point .git/commondir at a copy with its own config and hooks
@@ -53,3 +60,31 @@ func TestSandbox_GitWorksProtected(t *testing.T) { runAttack(t, "git-works") }
 // the root's is, and git still commits in it
 // (testdata/attacks/git-nested-repo.txtar).
 func TestEscape_GitNestedRepo(t *testing.T) { runAttack(t, "git-nested-repo") }
+
+// TestEscape_GitRmHistory checks SPEC §14 (issue 46 row 18): git gc
+// --prune=now and rm -rf .git do not destroy the history as of the
+// command's start (testdata/attacks/git-rm-history.txtar).
+func TestEscape_GitRmHistory(t *testing.T) { runAttack(t, "git-rm-history") }
+
+// TestSandbox_GitHistorySurvives checks SPEC §14 (issue 46 row 18): a
+// commit, a branch and a stash made by one command survive the next
+// command's rm -rf .git, readable on the host from .git/toolrpc-history, while
+// git worked as usual inside.
+func TestSandbox_GitHistorySurvives(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		r := b.bash(t, "echo one > a && git add a && git commit -qm one && git checkout -qb topic && git commit -q --allow-empty -m topic && "+
+			"echo two >> a && git stash -q && git checkout -q - && git log --oneline --all | wc -l")
+		require.Equal(t, 0, *r.ExitCode, r.Stderr)
+		require.Equal(t, "4", strings.TrimSpace(r.Stdout), "one, topic, and the stash's two commits")
+		r = b.bash(t, "rm -rf .git; ls .git")
+		require.Contains(t, r.Stdout, "toolrpc-history", "rm -rf .git removed the kept history: %s", r.Stderr)
+		git := exec.Command("git", "--git-dir="+filepath.Join(b.ws, ".git", "toolrpc-history"), "log", "--format=%s", "--all")
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		log := string(out)
+		for _, want := range []string{"one\n", "topic\n", "WIP on topic"} {
+			require.Contains(t, log, want, "the kept history lacks %q", want)
+		}
+	})
+}

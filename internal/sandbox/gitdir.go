@@ -24,6 +24,10 @@ import (
 // each submodule's .git file. It reads a few small files and directories,
 // never the workspace's tree.
 
+// HistoryDir is the directory inside a git directory where the sandbox
+// keeps its history (keepHistory): read-only to commands.
+const HistoryDir = "toolrpc-history"
+
 // gitWalk is the walk of one root's git directories.
 type gitWalk struct {
 	r    *Resolved
@@ -79,6 +83,10 @@ func (g *gitWalk) gitDir(gd, worktree string) {
 		}
 		r.protect(p, true)
 	}
+	if g.make {
+		keepHistory(gd)
+	}
+	r.protect(filepath.Join(gd, HistoryDir), true)
 	if cd := gitPointer(filepath.Join(gd, "commondir"), "", gd); cd != "" && cd != gd {
 		g.gitDir(cd, worktree)
 	}

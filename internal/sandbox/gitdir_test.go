@@ -75,7 +75,7 @@ func TestProtectGit(t *testing.T) {
 		".husky": true, "cfg/extra": true, "cfg": false,
 		".git/modules": false, ".git/modules/a": false, ".git/modules/a/b": false, ".git/modules/a/b/config": true,
 		".git/modules/a/b/hooks": true, ".git/modules/a/b/commondir": true, ".git/modules/a/b/config.worktree": true,
-		"lib/b/.git": true, "lib/b": false, "lib": false,
+		".git/toolrpc-history": true, ".git/modules/a/b/toolrpc-history": true, "lib/b/.git": true, "lib/b": false, "lib": false,
 		// A protect path that does not exist: it and its parent read-only,
 		// the parent's parent pinned.
 		"conf/tool/settings.json": true, "conf/tool": true, "conf": false,
