@@ -359,3 +359,16 @@ func configValue(v string) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// gitGaps are the gaps of the git protection on this machine (Linux), in
+// plain words.
+func (r *Resolved) gitGaps() []string {
+	gaps := []string{"a nested git repository that is not a root's and not a submodule (vendor/lib/.git) is " +
+		"not protected unless the host names it in sandbox.protect: finding one would need a walk of the workspace"}
+	if !r.Machine.MountNS {
+		return append(gaps, "a repository's history is not kept out of the commands' reach (no mount namespace), "+
+			"and in read-only mode a root under /tmp is writable")
+	}
+	return append(gaps, "a repository's history is kept (.git/"+HistoryDir+") as of each command's start and end: "+
+		"what one command both commits and deletes is lost")
+}

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,8 +29,25 @@ import (
 // again only the directories whose change time moved since its last visit,
 // so its cost is a stat per object directory when nothing changed. It
 // reports whether it could keep anything (false: no objects directory, or
-// one it could not open).
+// one it could not open). When nothing that marks a change to history
+// changed (historySig), it costs four stats.
 func keepHistory(gd string) bool {
+	// What git does to history changes the git directory itself (the index,
+	// HEAD, FETCH_HEAD, ORIG_HEAD, packed-refs are replaced by a rename), a
+	// branch or tag directory, or the packs: when none of them changed, the
+	// keep is as it was.
+	sig := historySig(gd)
+	visited.Lock()
+	same := visited.sig[gd] == sig
+	visited.Unlock()
+	if same {
+		return true
+	}
+	defer func() {
+		visited.Lock()
+		visited.sig[gd] = sig
+		visited.Unlock()
+	}()
 	gfd, err := openDirNoFollow(unix.AT_FDCWD, gd)
 	if err != nil {
 		return false
@@ -55,17 +73,36 @@ func keepHistory(gd string) bool {
 			linkDir(ofd, kofd, e.Name(), filepath.Join(gd, "objects", e.Name()))
 		}
 	}
-	copyFile(gfd, kfd, "HEAD")
-	copyFile(gfd, kfd, "packed-refs")
+	if changedSince(gfd, gd) { // HEAD and packed-refs are replaced by a rename
+		copyFile(gfd, kfd, "HEAD")
+		copyFile(gfd, kfd, "packed-refs")
+	}
 	copyTree(gfd, kfd, "refs", filepath.Join(gd, "refs"), 0)
 	return true
 }
 
-// visited maps a directory keepHistory read to its change time then.
+// visited maps a directory keepHistory read to its change time then, and
+// a git directory to its historySig then.
 var visited = struct {
 	sync.Mutex
 	ctime map[string]unix.Timespec
-}{ctime: map[string]unix.Timespec{}}
+	sig   map[string]string
+}{ctime: map[string]unix.Timespec{}, sig: map[string]string{}}
+
+// historySig is the identity and change time of gd and of the directories
+// whose change marks a change to its history.
+func historySig(gd string) string {
+	var b strings.Builder
+	for _, d := range []string{gd, gd + "/refs/heads", gd + "/refs/tags", gd + "/objects/pack"} {
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) != nil {
+			b.WriteString("-\x00")
+			continue
+		}
+		fmt.Fprintf(&b, "%d:%d:%d.%d\x00", st.Dev, st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return b.String()
+}
 
 // changedSince reports that dir (open as fd, named path) changed since its
 // last visit, and notes this one.
