@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -86,5 +88,25 @@ func TestSandbox_GitHistorySurvives(t *testing.T) {
 		for _, want := range []string{"one\n", "topic\n", "WIP on topic"} {
 			require.Contains(t, log, want, "the kept history lacks %q", want)
 		}
+	})
+}
+
+// TestEscape_ExternalRootUnderTmp checks SPEC §14 (issue 46 row 15): an
+// external root the host approved for the file tools stays read-only to
+// commands when it lies under the writable /tmp.
+func TestEscape_ExternalRootUnderTmp(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		ext, err := os.MkdirTemp("/tmp", "toolrpc-ext-")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(ext) })
+		require.NoError(t, os.WriteFile(filepath.Join(ext, "lib.txt"), []byte("lib\n"), 0o644))
+		if os.Geteuid() == 0 && !asRoot {
+			require.NoError(t, exec.Command("chown", "-R", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID), ext).Run())
+		}
+		b := newSandboxBoxIn(t, "/var/tmp", asRoot, nil, withExternalRoots(ext))
+		r := b.bash(t, "echo changed > "+ext+"/lib.txt; echo new > "+ext+"/new.txt; echo scratch > /tmp/x-$$ && rm /tmp/x-$$ && echo tmp-ok")
+		require.Contains(t, r.Stdout, "tmp-ok", "/tmp itself stays writable: %s", r.Stderr)
+		require.Equal(t, "lib\n", fileText(t, filepath.Join(ext, "lib.txt")), "a command wrote the external root")
+		require.NoFileExists(t, filepath.Join(ext, "new.txt"))
 	})
 }

@@ -96,8 +96,9 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy)
 }
 
-// newSandboxBoxIn is newSandboxBox with the box made in dir.
-func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]any) *sandboxBox {
+// newSandboxBoxIn is newSandboxBox with the box made in dir, and the
+// server started with the extra options too.
+func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
 	t.Helper()
 	base, err := os.MkdirTemp(dir, "toolrpc-sandbox-")
 	require.NoError(t, err)
@@ -123,6 +124,7 @@ func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]an
 	out, err := git.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	opts := []option{withRoot(b.ws), withDataDir(base + "/data"), withEnv("HOME="+b.home, "GIT_CONFIG_NOSYSTEM=1")}
+	opts = append(opts, extra...)
 	if policy != nil {
 		opts = append(opts, withInitParams(func(p map[string]any) {
 			p["initializationOptions"].(map[string]any)["sandbox"] = policy

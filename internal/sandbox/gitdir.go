@@ -367,7 +367,7 @@ func (r *Resolved) gitGaps() []string {
 		"not protected unless the host names it in sandbox.protect: finding one would need a walk of the workspace"}
 	if !r.Machine.MountNS {
 		return append(gaps, "a repository's history is not kept out of the commands' reach (no mount namespace), "+
-			"and in read-only mode a root under /tmp is writable")
+			"and a root under /tmp that must stay read-only (an external root, or any root in read-only mode) is writable")
 	}
 	return append(gaps, "a repository's history is kept (.git/"+HistoryDir+") as of each command's start and end: "+
 		"what one command both commits and deletes is lost")

@@ -17,6 +17,10 @@ import (
 type Env struct {
 	// Roots are the workspace roots, absolute; the first is "the workspace".
 	Roots []string
+	// ReadOnlyRoots are roots the file tools reach that commands must not
+	// write (the host's external roots), absolute; one inside the writable
+	// set (under /tmp) is made read-only again.
+	ReadOnlyRoots []string
 	// Scratch is the session's scratch directory, absolute ("" = none).
 	Scratch string
 	// Home is the user's home directory ("" = none).
@@ -137,7 +141,7 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	exp := expander{home: env.Home, getenv: getenv}
 	r.resolveWritable(p, env, exp)
 	r.resolveDeny(p, exp)
-	r.resolveHostProtect(p, env.Roots)
+	r.resolveHostProtect(p, env.Roots, env.ReadOnlyRoots)
 	r.resolveProtect(false)
 	return r, nil
 }
@@ -258,9 +262,10 @@ func (r *Resolved) resolveProtect(mk bool) {
 }
 
 // resolveHostProtect fills hostProtect from p.Protect (relative to the
-// first root), and carved: in read-only mode, the roots the writable set
-// holds (/tmp holds a workspace under it), which stay read-only.
-func (r *Resolved) resolveHostProtect(p wire.SandboxPolicy, roots []string) {
+// first root), and carved: the read-only roots (and in read-only mode the
+// roots) that the writable set holds (/tmp holds a workspace under it),
+// which stay read-only.
+func (r *Resolved) resolveHostProtect(p wire.SandboxPolicy, roots, readOnly []string) {
 	for _, path := range p.Protect {
 		if !filepath.IsAbs(path) && len(r.Roots) > 0 {
 			path = filepath.Join(r.Roots[0], path)
@@ -268,9 +273,9 @@ func (r *Resolved) resolveHostProtect(p wire.SandboxPolicy, roots []string) {
 		r.hostProtect = appendNew(r.hostProtect, canonical(path))
 	}
 	if r.Mode != wire.SandboxReadOnly {
-		return
+		roots = nil
 	}
-	for _, root := range roots {
+	for _, root := range append(roots, readOnly...) {
 		if c := canonical(root); c != "" && r.allowsWrite(c) {
 			r.carved = appendNew(r.carved, c)
 		}
