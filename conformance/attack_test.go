@@ -33,7 +33,7 @@ func runAttack(t *testing.T, name string) {
 		case u == "unprivileged" && asRoot:
 			return
 		}
-		b := newSandboxBox(t, asRoot, c.Policy)
+		b := newSandboxBoxIn(t, c.Workspace(), asRoot, c.Policy)
 		box := &attack.Box{Home: b.home, WS: b.ws, Outside: b.outside}
 		mark := fmt.Sprintf("toolrpc-attack-%s-%d", name, os.Getpid())
 		if c.Setup != "" {

@@ -93,7 +93,14 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // auto).
 func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox {
 	t.Helper()
-	base, err := os.MkdirTemp("/var/tmp", "toolrpc-sandbox-")
+	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy)
+}
+
+// newSandboxBoxIn is newSandboxBox with the box made in dir, and the
+// server started with the extra options too.
+func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
+	t.Helper()
+	base, err := os.MkdirTemp(dir, "toolrpc-sandbox-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	require.NoError(t, os.Chmod(base, 0o755))
@@ -117,6 +124,7 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 	out, err := git.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	opts := []option{withRoot(b.ws), withDataDir(base + "/data"), withEnv("HOME="+b.home, "GIT_CONFIG_NOSYSTEM=1")}
+	opts = append(opts, extra...)
 	if policy != nil {
 		opts = append(opts, withInitParams(func(p map[string]any) {
 			p["initializationOptions"].(map[string]any)["sandbox"] = policy

@@ -37,3 +37,16 @@ func SandboxDevWritable() []string {
 
 // SandboxMaxDenials bounds the sandbox.denied entries of one result.
 const SandboxMaxDenials = 16
+
+// SandboxGitDirs is the most git directories (a root's and its submodules')
+// the sandbox protects per root; submodules beyond it are not protected,
+// and initialize's gaps say so when a root has more.
+const SandboxGitDirs = 128
+
+// SandboxGitDirProtected returns the entries of a git directory that hold
+// or point at code the host's next git runs (hooks, config, a redirection
+// to another git directory): read-only inside the sandbox, and made (empty)
+// where they do not exist yet so that a command cannot make them.
+func SandboxGitDirProtected() []string {
+	return []string{"config", "hooks", "commondir", "config.worktree"}
+}

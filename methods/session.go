@@ -112,7 +112,9 @@ func (s *Session) Sandbox() *sandbox.Resolved {
 // SetSandbox replaces the session's policy from the next call on and
 // returns it (sandbox/update, SPEC §14).
 func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
-	pol, err := sandbox.Resolve(p, sandbox.HostEnv(s.Roots.Workspace(), s.Scratch.Path()))
+	env := sandbox.HostEnv(s.Roots.Workspace(), s.Scratch.Path())
+	env.ReadOnlyRoots = s.Roots.External()
+	pol, err := sandbox.Resolve(p, env)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +163,9 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 	if c.Sandbox != nil {
 		policy = *c.Sandbox
 	}
-	pol, err := sandbox.Resolve(policy, sandbox.HostEnv(r.Workspace(), scratch.Path()))
+	env := sandbox.HostEnv(r.Workspace(), scratch.Path())
+	env.ReadOnlyRoots = r.External()
+	pol, err := sandbox.Resolve(policy, env)
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions.%v", err)
 	}

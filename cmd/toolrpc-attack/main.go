@@ -99,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runOne runs c in a fresh box under s and returns "held", "escaped" or
 // "error", and what the check (or the failure) printed.
 func runOne(c attack.Case, s sandbox) (verdict, why string) {
-	base, err := os.MkdirTemp("/var/tmp", "toolrpc-attack-")
+	base, err := os.MkdirTemp(c.Workspace(), "toolrpc-attack-")
 	if err != nil {
 		return "error", err.Error()
 	}

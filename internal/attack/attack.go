@@ -4,7 +4,7 @@
 // other sandboxes (cmd/toolrpc-attack) judge one text.
 //
 // A file is a txtar-style archive: a comment whose "Key: value" lines are
-// its fields (Rows, Section, Users, Peers), then "-- name --" sections:
+// its fields (Rows, Section, Users, Peers, Workspace), then "-- name --" sections:
 //
 //	-- policy.json --   optional: the sandbox policy (initializationOptions.sandbox)
 //	-- setup.sh --      optional: run by the host before, outside the sandbox
@@ -57,6 +57,15 @@ func (c Case) Users() string {
 		return u
 	}
 	return "both"
+}
+
+// Workspace is the directory the attack's box is made in: its Workspace:
+// line, default /var/tmp (outside /tmp, which every policy makes writable).
+func (c Case) Workspace() string {
+	if w := c.Field("Workspace"); w != "" {
+		return w
+	}
+	return "/var/tmp"
 }
 
 // ForPeers reports whether the attack applies to any command sandbox, not

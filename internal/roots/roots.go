@@ -111,6 +111,9 @@ func (r *Roots) First() string { return r.workspace[0] }
 // Workspace returns the evaluated workspace roots.
 func (r *Roots) Workspace() []string { return append([]string(nil), r.workspace...) }
 
+// External returns the evaluated external roots.
+func (r *Roots) External() []string { return append([]string(nil), r.external...) }
+
 // ScratchDir returns the session's scratch directory.
 func (r *Roots) ScratchDir() string { return r.scratch }
 

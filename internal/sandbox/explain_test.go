@@ -70,7 +70,8 @@ func TestWatch(t *testing.T) {
 	require.NoError(t, os.WriteFile(ws+"/.git/hooks/pre-commit", []byte("#!/bin/sh\n"), 0o755))
 	require.NoError(t, os.WriteFile(ws+"/.git/config.new", []byte("[core]\n"), 0o644))
 	require.NoError(t, os.Rename(ws+"/.git/config.new", ws+"/.git/config"))
-	require.Equal(t, []string{filepath.Join(ws, ".git/hooks"), filepath.Join(ws, ".git/config")}, changed())
+	require.NoError(t, os.WriteFile(ws+"/.git/commondir", []byte("../evil\n"), 0o644))
+	require.Equal(t, []string{filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git/hooks"), filepath.Join(ws, ".git/commondir")}, changed())
 	rep := r.Report("", ws, changed())
 	require.Contains(t, rep.Notice, "protected paths changed")
 

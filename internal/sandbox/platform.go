@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"slices"
-
-	"github.com/toolrpc/toolrpc/wire"
 )
 
 // sandboxExec is macOS's Seatbelt launcher: sandbox-exec -p PROFILE CMD...
@@ -57,11 +55,13 @@ func (r *Resolved) darwinGaps() []string {
 
 // withGitDirs returns r with the .git directories its roots hold now
 // protected too, so a repository made since the policy was resolved (git
-// init) is protected from the next command on.
+// init) is protected from the next command on; where a mount namespace
+// applies it, the placeholders of protected paths that do not exist yet are
+// made first (resolveProtect).
 func (r *Resolved) withGitDirs() *Resolved {
 	c := *r
 	c.Protect = slices.Clone(r.Protect)
 	c.Writable = slices.Clone(r.Writable)
-	c.resolveProtect(wire.SandboxPolicy{})
+	c.resolveProtect(c.Machine.MountNS && c.Machine.OS == "linux")
 	return &c
 }

@@ -17,6 +17,10 @@ import (
 type Env struct {
 	// Roots are the workspace roots, absolute; the first is "the workspace".
 	Roots []string
+	// ReadOnlyRoots are roots the file tools reach that commands must not
+	// write (the host's external roots), absolute; one inside the writable
+	// set (under /tmp) is made read-only again.
+	ReadOnlyRoots []string
 	// Scratch is the session's scratch directory, absolute ("" = none).
 	Scratch string
 	// Home is the user's home directory ("" = none).
@@ -84,8 +88,10 @@ type Resolved struct {
 	// Machine is what enforces it.
 	Machine Machine `json:"machine"`
 
-	rootNames []string // how the notice names each of Roots, same order
-	fork      *forker  // the confined thread that forks commands (Fork), where there is one
+	rootNames   []string // how the notice names each of Roots, same order
+	hostProtect []string // the host's protect paths, resolved
+	carved      []string // read-only roots inside the writable set (read-only mode)
+	fork        *forker  // the confined thread that forks commands (Fork), where there is one
 }
 
 // Off is the policy of a session whose sandbox is off.
@@ -135,7 +141,8 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	exp := expander{home: env.Home, getenv: getenv}
 	r.resolveWritable(p, env, exp)
 	r.resolveDeny(p, exp)
-	r.resolveProtect(p)
+	r.resolveHostProtect(p, env.Roots, env.ReadOnlyRoots)
+	r.resolveProtect(false)
 	return r, nil
 }
 
@@ -226,76 +233,53 @@ func (r *Resolved) resolveDeny(p wire.SandboxPolicy, exp expander) {
 	}
 }
 
-// resolveProtect fills Protect from each root's .git and p.Protect.
-func (r *Resolved) resolveProtect(p wire.SandboxPolicy) {
+// resolveProtect fills Protect from each root's git directories
+// (protectGit), the host's protect paths (a ".git" one as a root's), and, in read-only mode, the roots
+// that lie in the writable set (a workspace under /tmp), each whole; then
+// pins every directory on the way from a root to a protected path. With mk
+// (the policy is applied in a mount namespace) it makes the placeholders of
+// protected paths that do not exist yet.
+func (r *Resolved) resolveProtect(mk bool) {
 	for _, root := range r.Roots {
-		for _, g := range gitDirs(root) {
-			r.Protect = confine.AppendProtected(r.Protect, Protected{Path: g.path, Tree: g.file})
-			if g.file {
-				continue
-			}
-			for _, rel := range limits.SandboxProtected()[1:] {
-				r.Protect = confine.AppendProtected(r.Protect, Protected{Path: filepath.Join(g.path, filepath.Base(rel)), Tree: true})
-			}
-			if !r.allowsWrite(g.path) {
-				r.Writable = appendNew(r.Writable, g.path)
-			}
-		}
+		r.protectGit(root, mk)
 	}
+	for _, c := range r.hostProtect {
+		if filepath.Base(c) == ".git" {
+			// A nested repository the host names: protected as a root's.
+			r.protectGit(filepath.Dir(c), mk)
+			continue
+		}
+		if _, err := os.Lstat(c); err != nil {
+			r.protectMissing(c, mk)
+			continue
+		}
+		r.protect(c, true)
+	}
+	for _, c := range r.carved {
+		r.protect(c, true)
+	}
+	r.pinAncestors()
+}
+
+// resolveHostProtect fills hostProtect from p.Protect (relative to the
+// first root), and carved: the read-only roots (and in read-only mode the
+// roots) that the writable set holds (/tmp holds a workspace under it),
+// which stay read-only.
+func (r *Resolved) resolveHostProtect(p wire.SandboxPolicy, roots, readOnly []string) {
 	for _, path := range p.Protect {
 		if !filepath.IsAbs(path) && len(r.Roots) > 0 {
 			path = filepath.Join(r.Roots[0], path)
 		}
-		if c := canonical(path); c != "" {
-			r.Protect = confine.AppendProtected(r.Protect, Protected{Path: c, Tree: true})
+		r.hostProtect = appendNew(r.hostProtect, canonical(path))
+	}
+	if r.Mode != wire.SandboxReadOnly {
+		roots = nil
+	}
+	for _, root := range append(roots, readOnly...) {
+		if c := canonical(root); c != "" && r.allowsWrite(c) {
+			r.carved = appendNew(r.carved, c)
 		}
 	}
-}
-
-type gitDir struct {
-	path string
-	file bool // a .git file (gitdir: pointer), protected whole
-}
-
-// gitDirs returns root's .git (a directory, or a file and the directories
-// its gitdir: and their commondir name), each at most once.
-func gitDirs(root string) []gitDir {
-	dotgit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotgit)
-	if err != nil {
-		return nil
-	}
-	if fi.IsDir() {
-		return []gitDir{{path: dotgit}}
-	}
-	out := []gitDir{{path: dotgit, file: true}}
-	b, err := os.ReadFile(dotgit)
-	if err != nil {
-		return out
-	}
-	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return out
-	}
-	target = strings.TrimSpace(target)
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(root, target)
-	}
-	gd := canonical(target)
-	if gd == "" {
-		return out
-	}
-	out = append(out, gitDir{path: gd})
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gd, common)
-		}
-		if cd := canonical(common); cd != "" && cd != gd {
-			out = append(out, gitDir{path: cd})
-		}
-	}
-	return out
 }
 
 func appendNew(s []string, v string) []string {

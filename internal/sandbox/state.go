@@ -55,6 +55,7 @@ func (r *Resolved) Gaps() []string {
 	if r.Machine.LandlockABI < 4 && r.Network == wire.NetworkOff {
 		gaps = append(gaps, "TCP is stopped by seccomp alone (Landlock ABI < 4)")
 	}
+	gaps = append(gaps, r.gitGaps()...)
 	gaps = append(gaps, "the names inside a denied directory can be listed, its files cannot be read",
 		"a protected path that does not exist when a command starts (a .git made by it) is not protected during that command")
 	return gaps

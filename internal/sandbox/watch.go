@@ -35,9 +35,18 @@ func stampOf(p Protected) stamp {
 // written, or an entry made in a protected directory). With a mount
 // namespace the kernel stops those changes and the function returns nil.
 func (r *Resolved) Watch() func() []string {
-	if !r.Enforced() || r.Machine.MountNS || len(r.Protect) == 0 {
+	if r.Enforced() && r.Machine.MountNS {
+		// The kernel stopped the changes; what the command added to a
+		// repository's history is kept (keepHistory, through withGitDirs).
+		return func() []string {
+			r.withGitDirs()
+			return nil
+		}
+	}
+	if !r.Enforced() || len(r.Protect) == 0 {
 		return func() []string { return nil }
 	}
+	r = r.withGitDirs() // what the command about to run is judged by
 	before := make([]stamp, len(r.Protect))
 	for i, p := range r.Protect {
 		before[i] = stampOf(p)
