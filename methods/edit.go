@@ -67,6 +67,12 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
+	if d := inEditor(s, rp); d != nil {
+		return editInEditor(ctx, s, call, d, rp, p.Tag, hunks)
+	}
+	if err := refuseUnsaved(s, "edit", rp); err != nil {
+		return nil, err
+	}
 	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.Sources)
 	if err != nil {
 		return nil, refusal(err)

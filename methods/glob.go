@@ -84,5 +84,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
-	return search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf), nil
+	files, only := overlay(s).GlobFront(ctx, files, pattern, rp.Abs, s.Sandbox().ListFilter(rp.Abs))
+	res := search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf)
+	res.Notice = joinNotice(res.Notice, editorOnlyNotice(s, only))
+	return res, nil
 }

@@ -64,6 +64,13 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 	if err != nil {
 		return nil, err
 	}
+	return edited(abs, name, tag, ap, shown, v, sources), nil
+}
+
+// edited moves the source set of abs from version tag to the new version ap
+// wrote (the old lines renumbered, the lines v showed added) and returns the
+// result.
+func edited(abs, name, tag string, ap applied, shown []Hunk, v *view, sources *sourceset.Set) *wire.EditResult {
 	newTag := sourceset.TagSum(ap.newSum)
 	shifted := Shift(sources.Spans(abs, tag), shown)
 	sources.Forget(abs, tag)
@@ -81,7 +88,7 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 		TotalLines:   ap.newLines,
 		ClippedLines: v.clipped,
 		Notice:       v.notice(),
-	}, nil
+	}
 }
 
 // openRegular opens the regular file abs for tool.
