@@ -135,13 +135,14 @@ func inEditor(s *Session, rp roots.Path) *documents.Doc {
 // applied to the buffer's text exactly as to a file, and the result is sent
 // to the editor.
 func editInEditor(ctx context.Context, s *Session, call *rpc.Call, d *documents.Doc, rp roots.Path, tag string, hunks []lineedit.Hunk) (any, error) {
-	text, res, err := lineedit.EditText(ctx, rp.Abs, rp.Display, tag, d.Text.Bytes(), hunks, s.Sources)
+	text, res, commit, err := lineedit.EditText(ctx, rp.Abs, rp.Display, tag, d.Text.Bytes(), hunks, s.Sources)
 	if err != nil {
 		return nil, refusal(err)
 	}
 	if err := s.Editor.Apply(ctx, d, text, editLabel(call, rp), rp.Display); err != nil {
 		return nil, editorRefusal(err)
 	}
+	commit()
 	res.Notice = joinNotice(res.Notice, inBufferNotice)
 	return res, nil
 }
