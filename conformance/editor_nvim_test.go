@@ -315,3 +315,23 @@ log('after', call(c, 'tools/read', {path = 'a.txt'}))
 	require.False(t, after.Unsaved)
 	require.True(t, strings.HasSuffix(after.Content, "1:alpha\n"), after.Content)
 }
+
+// TestEditorWriteInBuffer checks SPEC §15 (edits): tools/write of an open
+// file replaces Neovim's buffer, keeping its line endings, not the disk.
+func TestEditorWriteInBuffer(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.txt": "one\r\ntwo\r\n"})
+	got := runNvim(t, root, nil, `
+local buf, c = open('a.txt')
+log('write', call(c, 'tools/write', {path = 'a.txt', content = '[a.txt#0000]\n1:uno\n2:dos\n3:tres\n'}))
+log('buffer', lines(buf))
+log('ff', vim.bo[buf].fileformat)
+`)
+	w := nvimResult[struct {
+		Notice string `json:"notice"`
+	}](t, got, "write")
+	require.Contains(t, w.Notice, "editor's open buffer")
+	require.Equal(t, []string{"uno", "dos", "tres"}, nvimGet[[]string](t, got, "buffer"))
+	require.Equal(t, "dos", nvimGet[string](t, got, "ff"), "the buffer keeps its CRLF endings")
+	require.Equal(t, "one\r\ntwo\r\n", readFile(t, filepath.Join(root, "a.txt")))
+}
