@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/walk"
 )
 
 // diskSeen is what the last comparison of a document with its file found.
@@ -52,7 +55,7 @@ func (s *Store) differs(d *Doc) bool {
 	if ok && seen.doc == d && seen.size == fi.Size() && seen.mtime.Equal(fi.ModTime()) {
 		return seen.differs
 	}
-	diff := fi.Size() != int64(d.Text.Len()) || !sameAsFile(d, fi.Size())
+	diff := (fi.Size() != int64(d.Text.Len()) || !sameAsFile(d, fi.Size())) && !sameDecoded(d, fi.Size())
 	s.mu.Lock()
 	if s.docs[d.Abs] == d {
 		s.disk[d.Abs] = diskSeen{doc: d, size: fi.Size(), mtime: fi.ModTime(), differs: diff}
@@ -86,4 +89,23 @@ func sameAsFile(d *Doc, size int64) bool {
 		same = n == 0
 	}
 	return same
+}
+
+// sameDecoded reports whether the file, in an encoding other than UTF-8
+// (SPEC §4.1: a BOM, UTF-16, a legacy encoding the sniff names), decodes
+// to d's text: an editor holds a Latin-1 file's text as UTF-8.
+func sameDecoded(d *Doc, size int64) bool {
+	if size > 4*int64(limits.DocumentMaxBytes) {
+		return false
+	}
+	data, err := os.ReadFile(d.Abs)
+	if err != nil {
+		return false
+	}
+	enc, binary, _ := walk.SniffText(data, true)
+	if binary || enc == nil || !enc.Transcoded() && enc.BOM() == nil {
+		return false
+	}
+	text, exact := enc.Decode(bytes.TrimPrefix(data, enc.BOM()))
+	return exact && equal(d.Text, []byte(text))
 }

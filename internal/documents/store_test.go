@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/toolrpc/toolrpc/internal/roots"
 	"github.com/toolrpc/toolrpc/internal/rope"
 )
@@ -218,4 +220,21 @@ func FuzzPosition(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnsavedDecodesTheFile: a buffer of a file in another encoding (a
+// UTF-8 BOM, Latin-1) is unsaved only when its text differs from the
+// file's decoded text.
+func TestUnsavedDecodesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, disk := range map[string]string{"bom.txt": "\xef\xbb\xbfcaf\xc3\xa9\n", "latin1.txt": strings.Repeat("Le caf\xe9 de la cr\xe8me br\xfbl\xe9e est d\xe9j\xe0 pr\xeat, tr\xe8s \xe9l\xe9gant.\n", 20)} {
+		abs := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(abs, []byte(disk), 0o644))
+		s, _ := testStore(t, UTF16, dir)
+		text := map[string]string{"bom.txt": "café\n", "latin1.txt": strings.Repeat("Le café de la crème brûlée est déjà prêt, très élégant.\n", 20)}[name]
+		open(t, s, roots.PathURI(abs), text, 1)
+		require.Nil(t, s.Unsaved(abs), name)
+		change(t, s, roots.PathURI(abs), 2, rng(0, 0, 0, 0, "x"))
+		require.NotNil(t, s.Unsaved(abs), name)
+	}
 }
