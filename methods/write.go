@@ -54,7 +54,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := ctx.Err(); err != nil { // a cancelled call touches no file
 		return nil, err
 	}
-	if d := inEditor(s, rp); d != nil {
+	if d := inEditor(s, rp); d != nil && p.Encoding == "" { // an encoding is the file's on disk (SPEC §4.1)
 		return writeInEditor(ctx, s, call, d, rp, *p.Content)
 	}
 	if err := refuseUnsaved(s, "write", rp); err != nil {
