@@ -65,3 +65,41 @@ func TestAppliedWithoutChangeIsNotApplied(t *testing.T) {
 		t.Fatalf("err = %v, want NotApplied after the timeout", err)
 	}
 }
+
+// refuse is a Caller whose editor answers with an error reply (eglot on a
+// version mismatch), after the user typed when typed is set.
+type refuse struct {
+	s     *documents.Store
+	uri   string
+	typed bool
+}
+
+func (r *refuse) Call(_ context.Context, _ string, _ any) (json.RawMessage, error) {
+	if r.typed {
+		b, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": r.uri, "version": 5},
+			"contentChanges": []map[string]any{{"text": "typed\n"}}})
+		r.s.Handle("textDocument/didChange", b)
+	}
+	return nil, fmt.Errorf("jsonrpc error -32001: document version mismatch")
+}
+
+// TestErrorReply checks SPEC §15: an editor's error reply is STALE_TAG with
+// the buffer's tag when the user's typing moved the text on, else
+// EDIT_NOT_APPLIED, each with the editor's reason.
+func TestErrorReply(t *testing.T) {
+	for _, typed := range []bool{false, true} {
+		s, d := openDoc(t, "one\n")
+		err := New(s, &refuse{s: s, uri: d.URI, typed: typed}, Options{}).Apply(context.Background(), d, []byte("two\n"), "l", "a.txt")
+		e, ok := err.(*Error)
+		if !ok || !strings.Contains(e.Reason, "version mismatch") {
+			t.Fatalf("typed %v: err = %v, want the editor's reason", typed, err)
+		}
+		want, tag := NotApplied, ""
+		if typed {
+			want, tag = Stale, s.Get(d.Abs).Tag()
+		}
+		if e.Failure != want || e.Tag != tag {
+			t.Fatalf("typed %v: failure %v tag %q, want %v %q", typed, e.Failure, e.Tag, want, tag)
+		}
+	}
+}
