@@ -238,3 +238,14 @@ func TestUnsavedDecodesTheFile(t *testing.T) {
 		require.NotNil(t, s.Unsaved(abs), name)
 	}
 }
+
+// TestNegotiate checks SPEC §15: utf-8 when offered, else utf-16 (offered or
+// nothing offered), else utf-32 when that alone is offered.
+func TestNegotiate(t *testing.T) {
+	for _, tc := range []struct {
+		offered []string
+		want    Encoding
+	}{{[]string{"utf-16", "utf-8"}, UTF8}, {nil, UTF16}, {[]string{"utf-32", "utf-16"}, UTF16}, {[]string{"utf-32"}, UTF32}, {[]string{"latin-1"}, UTF16}} {
+		require.Equal(t, tc.want, Negotiate(tc.offered), "offered %v", tc.offered)
+	}
+}
