@@ -236,18 +236,3 @@ func editorOnlyNotice(s *Session, paths []string) string {
 	}
 	return fmt.Sprintf("Listed from the editor, not on disk yet (unsaved new files): %s.", strings.Join(bounded(names), ", "))
 }
-
-// editorWords is what a tool's description adds on a face with editor
-// documents (LSP; SPEC §15): how the tool meets the user's open buffers.
-func (f Face) editorWords(tool string) string {
-	if f == MCP {
-		return ""
-	}
-	switch tool {
-	case "read":
-		return " A file open in the user's editor with unsaved changes is read from the editor's buffer (source \"editor\", unsaved: true)."
-	default:
-		return " A file open in the user's editor is edited in its buffer, on the user's undo stack (the notice says so); " +
-			"where edits go to disk, a file with unsaved changes in the editor is refused with EDITOR_UNSAVED."
-	}
-}

@@ -31,7 +31,7 @@ func editMethod() Method {
 				"Returns the new tag and each changed region with %d lines of context in Read's format "+
 				"(at most %d lines / %d KB); those lines can be edited again without a new Read.",
 				limits.MaxLineChars, limits.EditMaxOps, limits.EditMaxBytes, limits.EditMaxBytes/limits.KB,
-				limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB) + f.editorWords("edit")
+				limits.EditContextLines, limits.SearchBudgetLines, limits.SearchBudgetBytes/limits.KB)
 		},
 		InputSchema: wire.InputSchema[wire.EditParams](func(p wire.Props) {
 			p["tag"].Pattern = "^[0-9a-f]{4}$"

@@ -27,7 +27,7 @@ func readMethod() Method {
 				"instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than %d%% "+
 				"non-printable bytes in the first %d bytes) are refused with TOOL_BINARY_CONTENT.",
 				limits.ReadDefaultLimit, limits.ReadMaxLimit, limits.SearchBudgetBytes/limits.KB, limits.MaxLineChars,
-				limits.BinaryNonPrintablePercent, limits.SniffBytes) + f.editorWords("read")
+				limits.BinaryNonPrintablePercent, limits.SniffBytes)
 		},
 		InputSchema: wire.InputSchema[wire.ReadParams](func(p wire.Props) {
 			wire.Default(wire.Range(p["offset"], 1, 0), 1)

@@ -25,7 +25,7 @@ func writeMethod() Method {
 				"Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). " +
 				"encoding names the file's encoding by the label " + f.Tool("read") + " reports (or utf-8-bom); " +
 				"by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). " +
-				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "." + f.editorWords("write")
+				"Returns the new tag; Read the file before editing it with " + f.Tool("edit") + "."
 		},
 		InputSchema:  wire.InputSchema[wire.WriteParams](nil),
 		OutputSchema: wire.OutputSchema[wire.WriteResult](nil),
