@@ -47,6 +47,10 @@ type Options struct {
 	// §14), sent as initializationOptions.sandbox; nil leaves the server's
 	// (its command line's, else auto). SandboxUpdate changes it later.
 	Sandbox *wire.SandboxPolicy
+	// OnApplyEdit, if set, applies the server's edits of the documents the
+	// host opened with DidOpen (SPEC §15); Initialize then declares
+	// workspace.applyEdit and workspaceEdit.documentChanges.
+	OnApplyEdit ApplyEditHandler
 }
 
 // Conn is a connection to one toolrpc server. Its methods may be called
@@ -153,6 +157,9 @@ func (c *Conn) Initialize(ctx context.Context, p *protocol.InitializeParams) (js
 		if p, err = withSandbox(p, *c.opts.Sandbox); err != nil {
 			return nil, err
 		}
+	}
+	if c.opts.OnApplyEdit != nil {
+		p = withEditCapabilities(p)
 	}
 	var result json.RawMessage
 	if err := c.Call(ctx, "initialize", p, &result); err != nil {
@@ -397,6 +404,10 @@ func (c *Conn) dispatch(body []byte) error {
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
 		return fmt.Errorf("malformed frame from the server: %w", err)
+	}
+	if m.Method == "workspace/applyEdit" && len(m.ID) > 0 && c.opts.OnApplyEdit != nil {
+		go c.answerApplyEdit(m.ID, m.Params)
+		return nil
 	}
 	if m.Method != "" {
 		c.notification(m.Method, m.Params)

@@ -33,6 +33,13 @@
 // on. A denied file-tool path is an *Error of Kind SANDBOX_DENIED, an
 // explicit mode the machine cannot enforce SANDBOX_UNAVAILABLE.
 //
+// # Documents
+//
+// A host that holds buffers but is not an LSP client shows them to the
+// tools (SPEC §15) with DidOpen, DidChange, DidClose and DidSave, and
+// applies the server's edits of them in Options.OnApplyEdit, which sends the
+// DidChange carrying the edit before it answers.
+//
 // # Errors
 //
 // An error reply is an *Error carrying the JSON-RPC code, the SPEC §10

@@ -67,6 +67,7 @@ var sshExceptions = []string{
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
 	"TestMCP_SIGTERMIsNotAnError$",
+	"TestEditor", // SPEC §15: Neovim starts its own server; the editor tests run once, locally
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:

@@ -156,6 +156,10 @@ func Table() map[string]int64 {
 		"STREAM_FULL_BYTES":          StreamFullBytes,
 		"STREAM_CHUNK_BYTES":         StreamChunkBytes,
 		"STREAM_THROTTLED_CHUNKS_PS": StreamThrottledChunksPerSecond,
+		"DOCUMENT_MAX_BYTES":         DocumentMaxBytes,
+		"DOCUMENTS_MAX_BYTES":        DocumentsMaxBytes,
+		"DOCUMENTS_MAX_OPEN":         DocumentsMaxOpen,
+		"EDITOR_APPLY_TIMEOUT_MS":    EditorApplyTimeout.Milliseconds(),
 	}
 }
 

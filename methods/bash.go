@@ -143,6 +143,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)
 	}
 	changed := pol.Watch()
+	docs := watchUnsaved(s)
 	res, err := shell.Run(ctx, shell.Spec{
 		Wrap:    wrap,
 		Fork:    pol.Fork(),
@@ -167,5 +168,6 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 	res.Sandbox = pol.Report(res.Stderr+"\n"+res.Stdout, r.dir, changed())
+	res.Notice = docs.notice()
 	return res, nil
 }

@@ -67,6 +67,15 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	}
 	unlock := s.Locks.Lock(rp.Abs)
 	defer unlock()
+	if d := inEditor(s, rp); d != nil && (d.Tag() == p.Tag || bufferFor(s, rp) != nil) {
+		// A clean buffer of a file in another encoding (SPEC §4.1) has
+		// another tag than the file a Read of the disk showed: that edit
+		// goes to disk, and the editor reloads the clean buffer.
+		return editInEditor(ctx, s, call, d, rp, p.Tag, hunks)
+	}
+	if err := refuseUnsaved(s, "edit", rp); err != nil {
+		return nil, err
+	}
 	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.Sources)
 	if err != nil {
 		return nil, refusal(err)

@@ -84,5 +84,12 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
-	return search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf), nil
+	var filter search.ListFilter
+	if f := s.Sandbox().ListFilter(rp.Abs); f != nil {
+		filter = f // a nil *ListFilter is not a nil interface
+	}
+	files, only := overlay(s).GlobFront(ctx, files, pattern, rp.Abs, filter)
+	res := search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf)
+	res.Notice = joinNotice(res.Notice, editorOnlyNotice(s, only))
+	return res, nil
 }

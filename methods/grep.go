@@ -114,6 +114,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		call.AfterReply(s.Index.Busy(rp.RootDir))
 		q.Index = s.Index
 	}
+	q.Overlay = overlay(s)
 	res, err := search.Grep(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)

@@ -240,7 +240,11 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 		return nil, err
 	}
 	spec.Sandbox = s.Sandbox()
+	docs := watchUnsaved(s)
 	r, err := s.Processes.Start(ctx, spec, w)
+	if r != nil {
+		r.Notice = docs.notice()
+	}
 	return processResult(m, r, err)
 }
 

@@ -76,6 +76,9 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxRead(s, rp); err != nil {
 		return nil, err
 	}
+	if d := bufferFor(s, rp); d != nil {
+		return readBuffer(ctx, s, d, rp, offset, limit)
+	}
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
@@ -84,6 +87,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, readRefusal(s, rp, err)
 	}
 	res.Root = wire.Root(rp.Root)
+	res.Notice = joinNotice(res.Notice, docNotice(s, rp.Abs))
 	return res, nil
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/toolrpc/toolrpc/internal/checkpoint"
 	"github.com/toolrpc/toolrpc/internal/contentindex"
+	"github.com/toolrpc/toolrpc/internal/documents"
+	"github.com/toolrpc/toolrpc/internal/editor"
 	"github.com/toolrpc/toolrpc/internal/filetable"
 	"github.com/toolrpc/toolrpc/internal/lineedit"
 	"github.com/toolrpc/toolrpc/internal/lineindex"
@@ -89,6 +91,12 @@ type Session struct {
 	// Resume keeps where grep pages stopped, so the next page starts there
 	// (nil: every page searches from the first file).
 	Resume *search.Resumes
+	// Docs are the documents the editor has open (SPEC §15); nil on the
+	// MCP face.
+	Docs *documents.Store
+	// Editor sends edits of open documents to the editor; nil when they go
+	// to disk (no client support, edits: "disk", the MCP face).
+	Editor *editor.Editor
 
 	sandboxMu sync.Mutex
 	sandbox   *sandbox.Resolved // replaced whole by SetSandbox
@@ -217,17 +225,23 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	if err != nil {
 		return nil, err
 	}
+	docSync, posEnc, err := startDocuments(ctx, s)
+	if err != nil {
+		CloseSession(s)
+		return nil, err
+	}
 	startScratch(s)
 	t.mu.Lock()
 	t.session = s
 	t.mu.Unlock()
 	return &wire.InitializeResult{
-		Capabilities: wire.Capabilities{Tools: wire.ToolsCapability{Methods: toolNames()}},
-		ServerInfo:   wire.ServerInfo{Name: "toolrpc", Version: t.cfg.Version},
-		Limits:       limits.Table(),
-		Roots:        s.Roots.Workspace(),
-		ScratchDir:   s.Scratch.Path(),
-		Sandbox:      s.Sandbox().State(),
+		Capabilities: wire.Capabilities{Tools: wire.ToolsCapability{Methods: toolNames()},
+			TextDocumentSync: docSync, PositionEncoding: posEnc},
+		ServerInfo: wire.ServerInfo{Name: "toolrpc", Version: t.cfg.Version},
+		Limits:     limits.Table(),
+		Roots:      s.Roots.Workspace(),
+		ScratchDir: s.Scratch.Path(),
+		Sandbox:    s.Sandbox().State(),
 	}, nil
 }
 

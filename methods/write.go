@@ -54,6 +54,12 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := ctx.Err(); err != nil { // a cancelled call touches no file
 		return nil, err
 	}
+	if d := inEditor(s, rp); d != nil && p.Encoding == "" { // an encoding is the file's on disk (SPEC §4.1)
+		return writeInEditor(ctx, s, call, d, rp, *p.Content)
+	}
+	if err := refuseUnsaved(s, "write", rp); err != nil {
+		return nil, err
+	}
 	scratch := rp.Root == roots.Scratch
 	if _, err := os.Stat(rp.RootDir); !scratch && errors.Is(err, fs.ErrNotExist) {
 		// Creating the parents would recreate a root the user deleted.

@@ -36,6 +36,9 @@ const (
 	// SandboxDenied and SandboxUnavailable are §14's.
 	SandboxDenied      = wire.SandboxDenied
 	SandboxUnavailable = wire.SandboxUnavailable
+	// EditorUnsaved and EditNotApplied are §15's.
+	EditorUnsaved  = wire.EditorUnsaved
+	EditNotApplied = wire.EditNotApplied
 )
 
 // Error is the one wire error of toolrpc. Kind is the data.code of SPEC §10

@@ -265,7 +265,7 @@ func (s *server) initialize(id, params json.RawMessage) {
 		s.replyErr(id, Errorf(InvalidArgument, "initialize: bad params: %v", err))
 		return
 	}
-	res, err := s.svc.Initialize(s.base, &p)
+	res, err := s.svc.Initialize(context.WithValue(s.base, initParamsKey{}, params), &p)
 	if err != nil {
 		s.reply(id, nil, err)
 		return
@@ -319,7 +319,14 @@ func (s *server) notification(req message) {
 			cancel()
 		}
 	default:
-		// initialized and unknown notifications are accepted without effect.
+		// initialized and unknown notifications are accepted without
+		// effect, unless the service takes them.
+		s.mu.Lock()
+		running := s.state == stateRunning
+		s.mu.Unlock()
+		if n, ok := s.svc.(Notifier); ok && running {
+			n.Notify(req.method, req.params)
+		}
 	}
 }
 

@@ -40,4 +40,7 @@ type BashResult struct {
 	// Sandbox names what the sandbox denied the command (SPEC §14), when
 	// it denied anything.
 	Sandbox *SandboxReport `json:"sandbox,omitempty"`
+	// Notice names the editor's unsaved buffers, which the command did not
+	// see, and those whose file it changed on disk (SPEC §15).
+	Notice string `json:"notice,omitempty"`
 }

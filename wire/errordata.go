@@ -40,3 +40,10 @@ type CheckpointData struct {
 type TranscriptData struct {
 	Index int `json:"index"`
 }
+
+// EditorData is the data of a STALE_TAG or EDIT_NOT_APPLIED of an edit sent
+// to the editor (SPEC §15): the buffer's tag now, and the editor's reason.
+type EditorData struct {
+	Tag           string `json:"tag,omitempty"`
+	FailureReason string `json:"failureReason,omitempty"`
+}

@@ -17,6 +17,20 @@ type InitializeResult struct {
 // Capabilities is InitializeResult.capabilities: what the server offers.
 type Capabilities struct {
 	Tools ToolsCapability `json:"tools"`
+	// TextDocumentSync is LSP's document sync the server takes (SPEC §15);
+	// absent on the MCP face.
+	TextDocumentSync *TextDocumentSync `json:"textDocumentSync,omitempty"`
+	// PositionEncoding is the LSP 3.17 position encoding negotiated
+	// ("utf-8", "utf-16", "utf-32"; SPEC §15).
+	PositionEncoding string `json:"positionEncoding,omitempty"`
+}
+
+// TextDocumentSync is LSP's TextDocumentSyncOptions as toolrpc offers it:
+// open and close, incremental changes (2), and save.
+type TextDocumentSync struct {
+	OpenClose bool `json:"openClose"`
+	Change    int  `json:"change"`
+	Save      bool `json:"save"`
 }
 
 // ToolsCapability is capabilities.tools: the tool methods, sorted by name.

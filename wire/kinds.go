@@ -19,12 +19,19 @@ const (
 	// SandboxUnavailable refuses a call whose explicit sandbox mode this
 	// machine cannot enforce in full (SPEC §14).
 	SandboxUnavailable = "SANDBOX_UNAVAILABLE"
+	// EditorUnsaved refuses a disk edit or write of a file whose editor
+	// buffer has unsaved changes (SPEC §15).
+	EditorUnsaved = "EDITOR_UNSAVED"
+	// EditNotApplied is an edit sent to the editor that did not land in its
+	// buffer in time (SPEC §15).
+	EditNotApplied = "EDIT_NOT_APPLIED"
 )
 
 // Kinds returns every data.code string of SPEC §10.
 func Kinds() []string {
 	return []string{InvalidArgument, Cancelled, BinaryContent, NotFound, IsDirectory,
-		PermissionDenied, Timeout, StaleTag, LineNotVisible, IOError, SandboxDenied, SandboxUnavailable}
+		PermissionDenied, Timeout, StaleTag, LineNotVisible, IOError, SandboxDenied, SandboxUnavailable,
+		EditorUnsaved, EditNotApplied}
 }
 
 // ErrorObject is a JSON-RPC error object as LSP mode sends it and as an MCP

@@ -99,6 +99,9 @@ type ProcessReply struct {
 	// Sandbox names what the sandbox denied the process, once it has
 	// exited (SPEC §14).
 	Sandbox *SandboxReport `json:"sandbox,omitempty"`
+	// Notice (start) names the editor's unsaved buffers, which the process
+	// does not see, and those whose file it changed on disk (SPEC §15).
+	Notice string `json:"notice,omitempty"`
 }
 
 // ProcessList is the result of tools/process/list.

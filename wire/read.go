@@ -32,6 +32,9 @@ type ReadResult struct {
 	ClippedLines []int64 `json:"clippedLines,omitempty" jsonschema:"line numbers clipped in this window (not editable)"`
 	Notice       string  `json:"notice,omitempty"`
 	Encoding     string  `json:"encoding,omitempty" jsonschema:"the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1); content is shown decoded"`
+	Source       string  `json:"source,omitempty" jsonschema:"editor: the text is the editor's unsaved buffer, not the file on disk (SPEC §15)"`
+	Version      *int32  `json:"version,omitempty" jsonschema:"the editor's version of the buffer read (source editor)"`
+	Unsaved      bool    `json:"unsaved,omitempty" jsonschema:"the buffer has changes not saved to disk (source editor)"`
 }
 
 // ReadBinaryData is the data of a TOOL_BINARY_CONTENT error.

@@ -64,7 +64,28 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 	if err != nil {
 		return nil, err
 	}
+	res := editedResult(name, ap, v)
+	moveSources(abs, tag, res.Tag, shown, v, sources)
+	return res, nil
+}
+
+// editedResult returns the result of the edit ap applied, v its view.
+func editedResult(name string, ap applied, v *view) *wire.EditResult {
 	newTag := sourceset.TagSum(ap.newSum)
+	return &wire.EditResult{
+		Path:         name,
+		Tag:          newTag,
+		Content:      "[" + name + "#" + newTag + "]\n" + v.content.String(),
+		TotalLines:   ap.newLines,
+		ClippedLines: v.clipped,
+		Notice:       v.notice(),
+	}
+}
+
+// moveSources moves the source set of abs from version tag to the edited
+// version newTag: the old lines renumbered by shown, the lines v showed
+// added.
+func moveSources(abs, tag, newTag string, shown []Hunk, v *view, sources *sourceset.Set) {
 	shifted := Shift(sources.Spans(abs, tag), shown)
 	sources.Forget(abs, tag)
 	sources.Forget(abs, newTag) // a colliding older version's lines say nothing of this one
@@ -74,14 +95,6 @@ func Edit(ctx context.Context, abs, name, tag string, hunks []Hunk, sources *sou
 	for _, n := range v.whole {
 		sources.Add(abs, newTag, n, n)
 	}
-	return &wire.EditResult{
-		Path:         name,
-		Tag:          newTag,
-		Content:      "[" + name + "#" + newTag + "]\n" + v.content.String(),
-		TotalLines:   ap.newLines,
-		ClippedLines: v.clipped,
-		Notice:       v.notice(),
-	}, nil
 }
 
 // openRegular opens the regular file abs for tool.

@@ -106,6 +106,12 @@ func unshape(ctx context.Context, abs, content string, exists bool) ([]byte, str
 			}
 		}
 	}
+	return reshape(lines, first, ending, final)
+}
+
+// reshape joins the lines of a Read-shaped content (from line first) with
+// ending, and a final one when final is set.
+func reshape(lines []string, first int, ending string, final bool) ([]byte, string) {
 	var b bytes.Buffer
 	for i, l := range lines {
 		b.WriteString(l)

@@ -62,6 +62,14 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	if err != nil {
 		return nil, err
 	}
+	res := w.result(abs, name, offset, ix, sources)
+	res.Encoding = w.enc.Label()
+	return res, nil
+}
+
+// result is the filled window w of version ix of abs as a Read result; the
+// lines it shows whole join sources.
+func (w *window) result(abs, name string, offset int64, ix *lineindex.Index, sources *sourceset.Set) *wire.ReadResult {
 	w.flushRun()
 	tag := sourceset.TagSum(ix.CRC)
 	for _, r := range w.runs {
@@ -73,8 +81,7 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 		Truncated:    w.stopped || len(w.clipped) > 0,
 		ClippedLines: w.clipped,
 		Notice:       w.notice(ix.Lines),
-		Encoding:     w.enc.Label(),
-	}, nil
+	}
 }
 
 // scan indexes the open file and fills the window. The index, the window and

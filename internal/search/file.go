@@ -38,6 +38,9 @@ func (g *worker) file(ctx context.Context, f walk.File) fileResult {
 // (walk.Options.Open; the walk closes it), else the file is opened by its
 // path.
 func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
+	if text, ok := g.q.Overlay[f.Abs]; ok {
+		return g.overlayText(ctx, text)
+	}
 	// A descriptor the walk opened is never one of a file binary by its
 	// name (walk.Options.Open): its name was judged there.
 	if ctx.Err() != nil || (open < 0 && walk.IsBinaryName(f.Abs)) {
@@ -88,7 +91,7 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 // BOM at the file's start is dropped, as the sniff's encoding drops it).
 // nil spans, and other greps, read the whole file.
 func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) fileResult {
-	if spans == nil || g.q.Mode == Content {
+	if _, ok := g.q.Overlay[f.Abs]; spans == nil || ok || g.q.Mode == Content {
 		return g.file(ctx, f)
 	}
 	if ctx.Err() != nil || walk.IsBinaryName(f.Abs) {

@@ -62,6 +62,11 @@ type Query struct {
 	// Resume, when set, keeps where count and filesWithMatches greps
 	// stop, so the page that continues one starts there (see Resumes).
 	Resume *Resumes
+	// Overlay, when set, is text searched instead of its files (an
+	// editor's unsaved buffers), listed first. A grep with an overlay
+	// neither continues a page nor keeps one, and searches nothing while
+	// it lists.
+	Overlay Overlay
 }
 
 // Index is a content index as grep uses it (contentindex.Set is one).
@@ -156,7 +161,7 @@ type (
 func Grep(ctx context.Context, query *Query) (Result, error) {
 	q := *query
 	q.ChunkBytes = query.chunkBytes()
-	if q.Filter != nil {
+	if q.Filter != nil || len(q.Overlay) > 0 {
 		q.Resume = nil
 	}
 	ex := &walk.Excluded{}
@@ -169,7 +174,7 @@ func Grep(ctx context.Context, query *Query) (Result, error) {
 	key, resumable := q.keyOf()
 	resuming := resumable && q.Resume.has(key, q.Offset)
 	var o *overlap
-	if !resuming && (q.Index == nil || !q.Index.Narrows(q.Boundary, q.Matcher.Syntax(), q.Matcher.size)) {
+	if !resuming && len(q.Overlay) == 0 && (q.Index == nil || !q.Index.Narrows(q.Boundary, q.Matcher.Syntax(), q.Matcher.size)) {
 		o = startOverlap(ctx, &q)
 		opts.Open = o.open
 	}
@@ -179,6 +184,10 @@ func Grep(ctx context.Context, query *Query) (Result, error) {
 	}
 	if err != nil {
 		return Result{}, err
+	}
+	var front []walk.File
+	if len(q.Overlay) > 0 {
+		front, files = q.Overlay.split(ctx, files, opts, q.Filter)
 	}
 	ignored := func() string { return IgnoredNotice(ctx, ex, q.Display, "files") }
 	c := &collector{q: &q, display: q.Display, sources: q.Sources, ignored: ignored}
@@ -191,6 +200,9 @@ func Grep(ctx context.Context, query *Query) (Result, error) {
 		files, from, c.skipped, c.next = r.files, r.next, q.Offset, r.next
 	} else if q.Index != nil {
 		files = q.Index.Narrow(q.Boundary, q.Matcher.Syntax(), q.Matcher.size, files)
+	}
+	if len(q.Overlay) > 0 {
+		files = prepend(front, files)
 	}
 	res, err := run(ctx, &q, files, from, o, c)
 	if err == nil && resumable && c.more && c.skipped == q.Offset {
@@ -224,4 +236,14 @@ func run(ctx context.Context, q *Query, files walk.Files, from int, o *overlap, 
 	m.work(wctx, cancel, q, files, from, o)
 	wg.Wait()
 	return c.finish(ctx)
+}
+
+// prepend returns front's files, then files'.
+func prepend(front []walk.File, files walk.Files) walk.Files {
+	all := make(walk.FileList, 0, len(front)+files.Len())
+	all = append(all, front...)
+	for i := range files.Len() {
+		all = append(all, files.At(i))
+	}
+	return all
 }

@@ -73,6 +73,48 @@ export interface SpawnOptions {
   closeTimeoutMs?: number;
   /** Receives the server's stderr (its log) as text. The last 8 KB are kept for error messages either way. */
   onStderr?: (text: string) => void;
+  /**
+   * Applies the server's edits of the documents this host opened with
+   * didOpen (SPEC §15): it must send the didChange that carries the edit,
+   * then resolve applied (or not, with a failureReason). Setting it declares
+   * workspace.applyEdit and workspaceEdit.documentChanges at initialize.
+   */
+  onApplyEdit?: (edit: ApplyEdit) => ApplyEditReply | Promise<ApplyEditReply>;
+}
+
+/** An LSP position: a 0-based line and a character in the negotiated info.capabilities.positionEncoding. */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** An LSP range. */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** One content change of didChange: range replaced by text, or the whole text without a range. */
+export interface TextChange {
+  range?: Range;
+  text: string;
+}
+
+/** The server's workspace/applyEdit of one open document (SPEC §15). */
+export interface ApplyEdit {
+  /** Names the tool call to the user. */
+  label: string;
+  /** The document (a file: URI, as didOpen sent it) and the version the edits are made against. */
+  uri: string;
+  version: number;
+  /** Edits of that version, in order. */
+  edits: { range: Range; newText: string }[];
+}
+
+/** A host's answer to an ApplyEdit. */
+export interface ApplyEditReply {
+  applied: boolean;
+  failureReason?: string;
 }
 
 /** Options of a tool call. */
@@ -221,6 +263,15 @@ export class ToolRPC {
     // 'close' comes after the exit and after stdout was read to its end, so a
     // reply written just before the server died is still delivered.
     child.once('close', () => conn.dispose());
+    const onApplyEdit = opts.onApplyEdit;
+    if (onApplyEdit) {
+      conn.onRequest('workspace/applyEdit', async (p: { label?: string; edit?: { documentChanges?: { textDocument: { uri: string; version: number }; edits: ApplyEdit['edits'] }[] } }) => {
+        const changes = p.edit?.documentChanges ?? [];
+        if (changes.length !== 1) return { applied: false, failureReason: `workspace/applyEdit of ${changes.length} documents; this client applies one` };
+        const dc = changes[0];
+        return onApplyEdit({ label: p.label ?? '', uri: dc.textDocument.uri, version: dc.textDocument.version, edits: dc.edits });
+      });
+    }
     conn.listen();
     const initOptions = { dataDir: opts.dataDir, sessionId: opts.sessionId, externalRoots: opts.externalRoots, sandbox: opts.sandbox };
     let info: InitializeResult;
@@ -228,7 +279,7 @@ export class ToolRPC {
       info = await conn.sendRequest('initialize', rpc.ParameterStructures.byName, {
         processId: process.pid,
         rootUri: pathToFileURL(root).href,
-        capabilities: {},
+        capabilities: onApplyEdit ? { workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } } } : {},
         initializationOptions: initOptions,
       });
       await conn.sendNotification('initialized', {});
@@ -296,6 +347,31 @@ export class ToolRPC {
   /** processSignal calls tools/process/signal (SPEC §13). */
   processSignal(params: ProcessSignalParams, opts?: CallOptions): Promise<ProcessSignalResult> {
     return this.request('tools/process/signal', params, opts);
+  }
+
+  /** documentUri is the file: URI the server knows the file at the absolute path file by. */
+  static documentUri(file: string): string {
+    return pathToFileURL(file).href;
+  }
+
+  /** didOpen tells the server this host holds the file (an absolute path) with text at version (SPEC §15): the tools see it. */
+  didOpen(file: string, languageId: string, version: number, text: string): Promise<void> {
+    return this.#conn.sendNotification('textDocument/didOpen', { textDocument: { uri: ToolRPC.documentUri(file), languageId, version, text } });
+  }
+
+  /** didChange tells the server the buffer of file changed to version by changes, in order. */
+  didChange(file: string, version: number, changes: TextChange[]): Promise<void> {
+    return this.#conn.sendNotification('textDocument/didChange', { textDocument: { uri: ToolRPC.documentUri(file), version }, contentChanges: changes });
+  }
+
+  /** didClose tells the server the host no longer holds file: the tools use the disk again. */
+  didClose(file: string): Promise<void> {
+    return this.#conn.sendNotification('textDocument/didClose', { textDocument: { uri: ToolRPC.documentUri(file) } });
+  }
+
+  /** didSave tells the server the buffer of file was saved. */
+  didSave(file: string): Promise<void> {
+    return this.#conn.sendNotification('textDocument/didSave', { textDocument: { uri: ToolRPC.documentUri(file) } });
   }
 
   /**

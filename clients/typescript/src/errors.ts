@@ -16,6 +16,8 @@ export type ErrorKind =
   | 'IO_ERROR'
   | 'SANDBOX_DENIED'
   | 'SANDBOX_UNAVAILABLE'
+  | 'EDITOR_UNSAVED'
+  | 'EDIT_NOT_APPLIED'
   | 'CONNECTION_CLOSED';
 
 /** JSON-RPC error codes a call can reject with (SPEC §10; -32097 is vscode-jsonrpc's). */

@@ -121,6 +121,7 @@ export interface ProcessReply {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** the kind of root a path lies in (SPEC §3) */
@@ -203,6 +204,7 @@ export interface BashResult {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** Params of tools/edit: Edits a text file by the line numbers of a Read or Grep result. Params: path; tag, the 4-hex tag that result gave (if the file changed since, the edit fails with STALE_TAG and the current tag); ops: [{op: "replace"|"insert"|"delete", start, end?, lines?}], line numbers of that version: replace swaps lines start..end (end defaults to start) for lines, delete removes start..end, insert puts lines after line start (0 = before the first line). Every line an op touches must have been shown whole by a Read or Grep content result; lines clipped at 16384 characters are not editable (LINE_NOT_VISIBLE names the lines). Ops may not overlap; at most 200 ops and 262144 bytes (256 KB) of ops per call. Applied all or nothing and atomically, keeping the file's line endings, final newline and mode; workspace and scratch files only (external roots are read-only). Returns the new tag and each changed region with 2 lines of context in Read's format (at most 4000 lines / 128 KB); those lines can be edited again without a new Read. */
@@ -359,6 +361,7 @@ export interface ProcessReadResult {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** Params of tools/process/signal: Sends signal (INT TERM HUP QUIT KILL TSTP CONT) to a process's group. After TERM or HUP the whole tree is killed if it has not exited within graceMs (0..60000, default 2000); KILL kills the whole tree at once. Answers with reason signal once delivered (once the tree is dead for KILL or an escalation), or, given wait, on its first event. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -414,6 +417,7 @@ export interface ProcessSignalResult {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** Params of tools/process/start: Starts command with bash -c in cwd (inside the workspace) as a process that outlives this call, and answers on the first wait event. Use a process instead of tools/bash for anything that does not finish on its own or may ask for input: dev servers, watchers, REPLs, installers that ask [Y/n], logins that ask for a password (tools/bash gives such a command /dev/null as stdin and kills it at its timeout). mode pipe (default) merges stdout and stderr and gives the command a stdin pipe; mode pty runs it on a terminal of cols×rows (cols 20..500, default 120; rows 5..200, default 40; TERM=xterm-256color), which prompts like sudo, ssh and git need. At most 32 live processes per session; 100 exited ones are kept. Every process is killed when the session ends. wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -478,6 +482,7 @@ export interface ProcessStartResult {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** Params of tools/process/write: Writes data (at most 256KB) and then keys (Enter Tab Esc Backspace Up Down Left Right Home End PageUp PageDown C-a..C-z C-\) to a process's stdin or terminal; eof closes its stdin (pty: sends ^D). Then waits as wait says. Answer a prompt with data "yes\n". wait: {until?: [exit|input|idle|pattern|port] (default [exit,input,idle]), pattern?: RE2 matched against each rendered line, idleMs?: 100..600000 (default 2000), timeoutMs?: 0..600000 (default 10000; 0 answers at once)}; the call answers on the first event, or with reason timeout (the process keeps running). input is reported when a process of the tree blocks reading the terminal or the stdin pipe; prompt.echo false means a password prompt. Every reply gives state (running|awaitingInput|exited), reason, prompt, ports, and the rendered output since the last reply (no escape codes; \r and redraws applied; a full-screen program is shown as a [screen COLSxROWS] snapshot), at most 4000 lines / 96KB with its tail kept and a marker naming the log file; cursor {from,to} are offsets in the process's log, which keeps the last 64 MB. */
@@ -533,6 +538,7 @@ export interface ProcessWriteResult {
     notice: string;
     changed?: string[];
   };
+  notice?: string;
 }
 
 /** Params of tools/read: Reads a text file of any size as numbered lines ("N:text") under a "[path#TAG]" header; TAG names this version of the file for tools/edit. Returns at most 2000 lines by default (max 4000), starting at offset (the first line shown, counting from one), and stops early before the content passes 128 KB; lines longer than 16384 characters are clipped and listed in clippedLines. totalLines and fileBytes are always reported and notice names the next offset, so page with offset/limit instead of reading whole files through the shell. Binary files (by extension, or a NUL byte or more than 30% non-printable bytes in the first 4096 bytes) are refused with TOOL_BINARY_CONTENT. */
@@ -562,6 +568,12 @@ export interface ReadResult {
   notice?: string;
   /** the file's encoding (WHATWG label) when it is not UTF-8 without a BOM (SPEC §4.1); content is shown decoded */
   encoding?: string;
+  /** editor: the text is the editor's unsaved buffer, not the file on disk (SPEC §15) */
+  source?: string;
+  /** the editor's version of the buffer read (source editor) (minimum -2147483648, maximum 2147483647) */
+  version?: null | number;
+  /** the buffer has changes not saved to disk (source editor) */
+  unsaved?: boolean;
 }
 
 /** Params of tools/write: Creates or replaces a file with content, atomically (readers never see a partial file), creating missing parent directories. An existing file keeps its mode. Content pasted from a Read result (a [path#TAG] header and an N: prefix on every line) is stripped back to the file's text, with the replaced file's line endings and final newline. Workspace and session scratch files are writable; external roots are read-only and anything outside the roots is refused (PERMISSION_DENIED). encoding names the file's encoding by the label tools/read reports (or utf-8-bom); by default an existing file keeps its own and a new file is UTF-8; text the encoding cannot represent is refused (INVALID_ARGUMENT). Returns the new tag; Read the file before editing it with tools/edit. */

@@ -4,7 +4,7 @@
  * methods call the tools; `close` ends it, killing it if it hangs.
  */
 export { ToolRPC } from './client';
-export type { BashChunk, SpawnOptions, CallOptions, BashOptions, InitializeResult, SandboxPolicy, ToolDefinition, ExitStatus, CloseResult } from './client';
+export type { BashChunk, SpawnOptions, CallOptions, BashOptions, InitializeResult, SandboxPolicy, ToolDefinition, ExitStatus, CloseResult, Position, Range, TextChange, ApplyEdit, ApplyEditReply } from './client';
 export { ToolRPCError, ErrorCodes } from './errors';
 export type { ErrorKind } from './errors';
 export { findBinary } from './binary';

@@ -1,0 +1,148 @@
+package editor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolrpc/toolrpc/internal/documents"
+	"github.com/toolrpc/toolrpc/limits"
+)
+
+// Caller sends a request to the client and returns its reply (rpc.Peer).
+type Caller interface {
+	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Options are what the client declared and the host asked for.
+type Options struct {
+	// Annotations: the client supports change annotations.
+	Annotations bool
+	// Confirm asks the editor to have the user confirm each edit
+	// (needsConfirmation; needs Annotations).
+	Confirm bool
+}
+
+// Editor sends edits of open documents to the client.
+type Editor struct {
+	docs *documents.Store
+	peer Caller
+	opts Options
+}
+
+// applyTimeout is limits.EditorApplyTimeout; tests shorten it.
+var applyTimeout = limits.EditorApplyTimeout
+
+// New returns an Editor sending edits of docs' documents to peer.
+func New(docs *documents.Store, peer Caller, opts Options) *Editor {
+	return &Editor{docs: docs, peer: peer, opts: opts}
+}
+
+// Failure says why an edit did not land.
+type Failure int
+
+// The failures of Apply.
+const (
+	// Stale: the buffer's text is no longer the text the edit was made
+	// against (the user typed); Tag is its tag now.
+	Stale Failure = iota + 1
+	// NotApplied: the editor refused, failed, or did not bring the buffer to
+	// the edited text within limits.EditorApplyTimeout.
+	NotApplied
+)
+
+// Error is an edit that did not land in the buffer.
+type Error struct {
+	Failure Failure
+	// Tag is the buffer's tag now (Stale; "" when the document is closed).
+	Tag string
+	// Reason is the editor's failureReason or error message, if it gave one.
+	Reason string
+	// Msg is the whole message.
+	Msg string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Msg }
+
+// applyResult is LSP's ApplyWorkspaceEditResult.
+type applyResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason"`
+}
+
+// Apply replaces the text of d (the version the edit was made against) by
+// want, through the editor, and returns once the editor has replied and the
+// buffer holds want. label names the edit to the user. name names the file
+// in messages.
+func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label, name string) error {
+	params := e.params(d, want, label)
+	w := e.docs.Watch(d.Abs, want)
+	defer w.Stop()
+	wait, cancel := context.WithTimeout(ctx, applyTimeout)
+	defer cancel()
+	type reply struct {
+		res json.RawMessage
+		err error
+	}
+	replies := make(chan reply, 1)
+	go func() {
+		r, err := e.peer.Call(wait, "workspace/applyEdit", params)
+		replies <- reply{r, err}
+	}()
+	var got *reply
+	var res applyResult
+	changed := w.C()
+	matched, closed := false, false
+	for {
+		if got != nil && (matched || closed || got.err != nil || !res.Applied) {
+			break
+		}
+		select {
+		case r := <-replies:
+			got = &r
+			if r.err == nil {
+				if err := json.Unmarshal(r.res, &res); err != nil {
+					got.err = fmt.Errorf("unreadable reply: %v", err)
+				}
+			}
+		case <-changed:
+			changed = nil
+			matched, _, closed = w.State()
+		case <-wait.Done():
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("edit %s: cancelled; the editor may still apply it: %w", name, err)
+			}
+			return e.failed(d, name, "", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout))
+		}
+	}
+	switch {
+	case got.err != nil:
+		if errors.Is(got.err, context.Canceled) && ctx.Err() != nil {
+			return fmt.Errorf("edit %s: cancelled: %w", name, ctx.Err())
+		}
+		return e.failed(d, name, got.err.Error(), "the editor answered with an error")
+	case !res.Applied:
+		return e.failed(d, name, res.FailureReason, "the editor refused the edit")
+	case closed && !matched:
+		return &Error{Failure: NotApplied, Msg: fmt.Sprintf("edit %s: the editor closed the document before the edit reached it; nothing was edited there", name)}
+	}
+	return nil
+}
+
+// failed returns the error of an edit that did not land: Stale when the
+// buffer moved on from d, else NotApplied.
+func (e *Editor) failed(d *documents.Doc, name, reason, what string) error {
+	because := ""
+	if reason != "" {
+		because = fmt.Sprintf(" (%s)", reason)
+	}
+	if cur := e.docs.Get(d.Abs); cur != nil && cur.Tag() != d.Tag() {
+		return &Error{Failure: Stale, Tag: cur.Tag(), Reason: reason,
+			Msg: fmt.Sprintf("edit %s: the buffer changed in the editor while the edit was sent; %s%s; nothing was applied; its tag is now %s: Read it again",
+				name, what, because, cur.Tag())}
+	}
+	return &Error{Failure: NotApplied, Reason: reason,
+		Msg: fmt.Sprintf("edit %s: %s%s; the buffer is unchanged", name, what, because)}
+}
