@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,16 +37,19 @@ type Config struct {
 
 // server is one `toolrpc mcp` process's state.
 type server struct {
-	ctx      context.Context
+	ctx      context.Context // the tool calls' context: ends with the input, or with Serve's ctx
 	filter   *cancelFilter
 	sessions *sessionStarter
 	calls    callTracker
 }
 
-// Serve serves MCP on in/out until in ends or ctx is cancelled, then
-// cancels every call (killing their process trees), waits for all of them
-// to return, and removes the session's scratch dir. It returns the
-// connection's error, nil after a clean EOF.
+// Serve serves MCP on in/out until in ends or ctx is cancelled. When in
+// ends, every request read before the end is answered — a tool call still
+// running is cancelled (its process tree killed) and answers CANCELLED —
+// and writes to out are bounded by limits.EndingWriteGrace when out takes
+// write deadlines. Serve then waits for every call to return and removes the
+// session's scratch dir. It returns the connection's error, nil after a
+// clean EOF.
 func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) error {
 	logger := cfg.Logger
 	if logger == nil {
@@ -53,8 +57,16 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{ctx: ctx, sessions: newSessionStarter(cfg)}
+	callCtx, endCalls := context.WithCancel(ctx)
+	defer endCalls()
+	s := &server{ctx: callCtx, sessions: newSessionStarter(cfg)}
 	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: limits.MaxFrameBytes})
+	onEnd := func() {
+		endCalls()
+		if dl, ok := out.(interface{ SetWriteDeadline(time.Time) error }); ok {
+			_ = dl.SetWriteDeadline(time.Now().Add(limits.EndingWriteGrace))
+		}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "toolrpc", Version: cfg.Version}, &mcp.ServerOptions{
 		Logger: slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{},
@@ -67,7 +79,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	for i, t := range ts {
 		srv.AddTool(t, s.handler(ms[i]))
 	}
-	err := run(ctx, srv, s.filter)
+	err := run(ctx, srv, &endHold{inner: s.filter, onEnd: onEnd})
 	cancel()
 	s.calls.close()
 	if sess := s.sessions.built(); sess != nil {
