@@ -72,7 +72,7 @@ func TestCancel_IdSpelledWithEscapes(t *testing.T) {
 		same := sameIDs[:6]
 		all := append(append([]idSpelling(nil), same...), otherIDs...)
 		mark := newMark(t)
-		p := mcpPipeStart(t)
+		p := mcpPipeStart(t, true)
 		frames := []string{mcpInitialize, mcpInitialized}
 		for i, c := range all {
 			frames = append(frames, mcpToolCall(t, c.id, "bash", map[string]any{"command": bashUntilGo(i), "timeout": 10,

@@ -3,7 +3,12 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -57,7 +62,7 @@ func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 	for _, n := range []int{1, 3, 50} {
 		t.Run(fmt.Sprintf("%d calls", n), func(t *testing.T) {
 			mark := newMark(t)
-			p := mcpPipeStart(t)
+			p := mcpPipeStart(t, true)
 			calls := eofCalls(n, mark)
 			frames := []string{mcpInitialize, mcpInitialized}
 			for i, c := range calls {
@@ -112,4 +117,68 @@ func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMCP_EOFHostStopsReading checks SPEC §1 (host death ends the process
+// promptly even if the host stopped reading stdout) on the MCP face: a
+// host writes 40 calls whose answers fill the pipe many times over, closes
+// stdin and never reads; the answers it left unread cannot keep the server
+// alive past limits.EndingWriteGrace per blocked write.
+func TestMCP_EOFHostStopsReading(t *testing.T) {
+	skipOnWine(t, whySignal)
+	root := t.TempDir()
+	line := strings.Repeat("x", 4000) + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat(line, 60)), 0o644))
+	cmd := exec.Command(bin, "mcp", "--root", root, "--data-dir", t.TempDir())
+	cmd.Dir = root
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe() // held, never read
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer out.Close()
+	frames := []string{mcpInitialize, mcpInitialized}
+	for i := range 40 {
+		frames = append(frames, mcpToolCall(t, fmt.Sprint(i+1), "read", map[string]any{"path": "big.txt"}))
+	}
+	_, err = in.Write([]byte(strings.Join(frames, "\n") + "\n"))
+	require.NoError(t, err)
+	require.NoError(t, in.Close())
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(replyWait):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("the server still runs with its answers unread (stderr: %s)", tail(stderr.String(), 2000))
+	}
+}
+
+// TestMCP_EOFAnswersACallWaitingOnTheClient checks SPEC §12 (end of input,
+// roots): a client that offers roots (no --root) writes initialize,
+// notifications/initialized and a tool call, and closes stdin. The call
+// asks the client for its roots (roots/list, a 2025-06-18 client), which
+// can no longer be answered: the request fails and the call answers that
+// error, instead of waiting for ever.
+func TestMCP_EOFAnswersACallWaitingOnTheClient(t *testing.T) {
+	p := mcpPipeStart(t, false)
+	p.write(t, strings.Replace(mcpInitialize, `"capabilities":{}`, `"capabilities":{"roots":{}}`, 1), mcpInitialized,
+		mcpToolCall(t, "1", "read", map[string]any{"path": "a.txt"}))
+	require.Equal(t, 0, p.closeAndDrain(t))
+	var asked bool
+	for _, l := range p.lines() {
+		var m struct {
+			Method string `json:"method"`
+		}
+		require.NoError(t, json.Unmarshal(l, &m))
+		asked = asked || m.Method == "roots/list"
+	}
+	require.True(t, asked, "the server asks for the client's roots")
+	r := p.reply(t, "1")
+	require.NotNil(t, r.Error, "the call cannot have its roots: %s", r.Result)
+	require.Contains(t, r.Error.Message, "roots/list")
+	require.NotContains(t, p.stderr.String(), "level=ERROR")
 }

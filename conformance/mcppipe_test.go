@@ -32,20 +32,23 @@ type mcpPipe struct {
 	got []json.RawMessage
 }
 
-// mcpPipeStart spawns `toolrpc mcp --root R --data-dir D` on a fresh root
-// holding a.txt ("hi\n"), with env added to its environment. Cleanup closes
+// mcpPipeStart spawns `toolrpc mcp --root R --data-dir D` in a fresh root
+// holding a.txt ("hi\n"); without withRoot, the --root flag is left out
+// (the root is the client's, else the working directory). Cleanup closes
 // stdin and waits for the server.
-func mcpPipeStart(t *testing.T, env ...string) *mcpPipe {
+func mcpPipeStart(t *testing.T, withRoot bool) *mcpPipe {
 	t.Helper()
 	p := &mcpPipe{Root: t.TempDir(), stderr: &lockedBuffer{}, done: make(chan struct{})}
 	require.NoError(t, os.WriteFile(p.Root+"/a.txt", []byte("hi\n"), 0o644))
-	args := []string{"mcp", "--root", p.Root, "--data-dir", t.TempDir()}
+	args := []string{"mcp", "--data-dir", t.TempDir()}
+	if withRoot {
+		args = append(args, "--root", p.Root)
+	}
 	if winePaths {
-		args, env = wineEnv(args), wineEnv(env)
+		args = wineEnv(args)
 	}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Dir = p.Root
-	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stderr = p.stderr
 	if winePaths {
 		p.cmd.WaitDelay = wineWaitDelay
@@ -150,20 +153,27 @@ func (p *mcpPipe) replies(t testing.TB) []mcpReply {
 }
 
 // reply waits for the response to the request with the raw id (compared as
-// a JSON value: the go-sdk writes ids re-encoded) and returns it.
+// a JSON value: the go-sdk writes ids re-encoded) and returns it; it fails
+// once stdout has ended without it.
 func (p *mcpPipe) reply(t testing.TB, id string) mcpReply {
 	t.Helper()
-	var got mcpReply
-	require.Eventually(t, func() bool {
+	deadline := time.Now().Add(replyWait)
+	for {
+		select {
+		case <-p.done:
+			deadline = time.Time{} // one last look
+		default:
+		}
 		for _, r := range p.replies(t) {
 			if sameJSON(r.ID, json.RawMessage(id)) {
-				got = r
-				return true
+				return r
 			}
 		}
-		return false
-	}, replyWait, 5*time.Millisecond, "no response to id %s", id)
-	return got
+		if time.Now().After(deadline) {
+			t.Fatalf("no response to id %s", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // closeAndDrain closes stdin, reads stdout to its end and returns the
