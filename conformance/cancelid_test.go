@@ -44,7 +44,6 @@ var otherIDs = []idSpelling{
 // Each cancelled call is a bash `sleep 30` with a 10 s timeout: before the
 // fix the LSP face answered TIMEOUT for the escaped strings.
 func TestCancel_IdSpelledWithEscapes(t *testing.T) {
-	skipOnWine(t, whyBash)
 	t.Run("lsp", func(t *testing.T) {
 		s := start(t)
 		for i, c := range append(append([]idSpelling(nil), sameIDs...), otherIDs...) {

@@ -125,7 +125,6 @@ func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 // stdin and never reads; the answers it left unread cannot keep the server
 // alive past limits.EndingWriteGrace per blocked write.
 func TestMCP_EOFHostStopsReading(t *testing.T) {
-	skipOnWine(t, whySignal)
 	root := t.TempDir()
 	line := strings.Repeat("x", 4000) + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat(line, 60)), 0o644))

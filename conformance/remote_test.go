@@ -67,6 +67,7 @@ var sshExceptions = []string{
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
 	"TestMCP_SIGTERMIsNotAnError$",
+	"TestMCP_EOFHostStopsReading$",
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:

@@ -390,6 +390,7 @@ var wineExclusions = []wineExclusion{
 	{"TestNPM_", whyNodeClient},
 	{"TestOutput_NoHTMLEscapes$", whyBash}, {"TestFirstGrepAnswersBeforeTheIndexBuild$", whyIndex},
 	{"TestSandbox_", whySandbox},
+	{"TestCancel_IdSpelledWithEscapes$", whyBash}, {"TestMCP_EOFHostStopsReading$", whySignal},
 }
 
 // TestWine_Suite re-runs this test binary — the suite — against the
