@@ -121,7 +121,7 @@ func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 
 // TestMCP_EOFHostStopsReading checks SPEC §1 (host death ends the process
 // promptly even if the host stopped reading stdout) on the MCP face: a
-// host writes 40 calls whose answers fill the pipe many times over, closes
+// host writes 4 calls whose answers fill the pipe several times over, closes
 // stdin and never reads; the answers it left unread cannot keep the server
 // alive past limits.EndingWriteGrace per blocked write.
 func TestMCP_EOFHostStopsReading(t *testing.T) {
@@ -139,7 +139,7 @@ func TestMCP_EOFHostStopsReading(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	defer out.Close()
 	frames := []string{mcpInitialize, mcpInitialized}
-	for i := range 40 {
+	for i := range 4 {
 		frames = append(frames, mcpToolCall(t, fmt.Sprint(i+1), "read", map[string]any{"path": "big.txt"}))
 	}
 	_, err = in.Write([]byte(strings.Join(frames, "\n") + "\n"))
