@@ -3,9 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,13 +119,13 @@ func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 
 // TestMCP_EOFHostStopsReading checks SPEC §1 (host death ends the process
 // promptly even if the host stopped reading stdout) on the MCP face: a
-// host writes 4 calls whose answers fill the pipe several times over, closes
-// stdin and never reads; the answers it left unread cannot keep the server
-// alive past limits.EndingWriteGrace per blocked write.
+// host writes 8 tools/list requests, whose answers (about 36 KB each, never
+// cancelled) fill the pipe several times over, closes stdin and never
+// reads; the answers it left unread cannot keep the server alive, as each
+// blocked write may block for at most limits.EndingWriteGrace. Before the
+// MCP face's stdout took write deadlines the server never exited.
 func TestMCP_EOFHostStopsReading(t *testing.T) {
 	root := t.TempDir()
-	line := strings.Repeat("x", 4000) + "\n"
-	require.NoError(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat(line, 60)), 0o644))
 	cmd := exec.Command(bin, "mcp", "--root", root, "--data-dir", t.TempDir())
 	cmd.Dir = root
 	stderr := &lockedBuffer{}
@@ -139,8 +137,8 @@ func TestMCP_EOFHostStopsReading(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	defer out.Close()
 	frames := []string{mcpInitialize, mcpInitialized}
-	for i := range 4 {
-		frames = append(frames, mcpToolCall(t, fmt.Sprint(i+1), "read", map[string]any{"path": "big.txt"}))
+	for i := range 8 {
+		frames = append(frames, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i+1))
 	}
 	_, err = in.Write([]byte(strings.Join(frames, "\n") + "\n"))
 	require.NoError(t, err)
