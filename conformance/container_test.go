@@ -74,6 +74,7 @@ var podmanExceptions = []string{
 	"TestProcess_WriteThenWait$",
 	"TestProcess_ScreenPrompt$",
 	"TestTxtar$",
+	"TestMCP_EOFHostStopsReading$",
 }
 
 // TestContainer_SuiteOverPodman re-runs this test binary — the whole suite —

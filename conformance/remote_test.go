@@ -68,6 +68,7 @@ var sshExceptions = []string{
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
 	"TestMCP_SIGTERMIsNotAnError$",
 	"TestEditor", // SPEC §15: Neovim starts its own server; the editor tests run once, locally
+	"TestMCP_EOFHostStopsReading$",
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:

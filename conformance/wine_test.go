@@ -392,6 +392,7 @@ var wineExclusions = []wineExclusion{
 	{"TestOutput_NoHTMLEscapes$", whyBash}, {"TestFirstGrepAnswersBeforeTheIndexBuild$", whyIndex},
 	{"TestSandbox_", whySandbox},
 	{"TestEditor", whyEditor},
+	{"TestCancel_IdSpelledWithEscapes$", whyBash}, {"TestMCP_EOFHostStopsReading$", whySignal},
 }
 
 // TestWine_Suite re-runs this test binary — the suite — against the

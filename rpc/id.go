@@ -1,24 +1,47 @@
 package rpc
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
 
 // idKey returns the key under which a request id (its compact JSON text) is
-// registered for cancellation and duplicate detection. Numerically equal
-// numbers share a key — 7, 7.0, 70e-1 and 0.7e1 are one id, as a JavaScript
-// host that parses them would see them — while strings keep their JSON text,
-// so "7" stays apart from 7. The key is computed from the digits alone, never
-// by building the number, so an exponent like 1e999999999 costs nothing.
+// registered for cancellation and duplicate detection: ids are compared as
+// JSON values (SPEC §1), so the key is one spelling of the value. Strings
+// equal once decoded share a key — "é", "\u00e9" and "\u00E9" are one id —
+// and so do numerically equal numbers — 7, 7.0, 70e-1 and 0.7e1 are one id,
+// as a JavaScript host that parses them would see them — while a string
+// never shares a key with a number, so "7" stays apart from 7. A number's
+// key is computed from the digits alone, never by building the number, so
+// an exponent like 1e999999999 costs nothing.
 func idKey(id string) string {
-	if id == "" || id[0] == '"' {
+	if id == "" {
 		return id
+	}
+	if id[0] == '"' {
+		return stringKey(id)
 	}
 	if k, ok := numberKey(id); ok {
 		return k
 	}
 	return id
+}
+
+// stringKey canonicalises a JSON string: its decoded value, encoded again
+// with encoding/json's one spelling. A lone surrogate escape decodes to
+// U+FFFD, as encoding/json decodes it everywhere else. Text that is not a
+// JSON string keeps itself as its key.
+func stringKey(text string) string {
+	var v string
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return text
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return text
+	}
+	return string(b)
 }
 
 // maxIDExponent bounds the exponents numberKey canonicalises, so that adding

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"math/big"
 	"testing"
 
@@ -14,13 +15,19 @@ func TestIDKey(t *testing.T) {
 		{"0", "-0", "0.0", "0e5", "-0.0e-3"},
 		{"-1.5", "-15e-1", "-0.15e1"},
 		{"18446744073709551616", "1.8446744073709551616e19"},
+		{`"é"`, `"\u00e9"`, `"\u00E9"`},
+		{`"a/b"`, `"a\/b"`, `"\u0061\u002f\u0062"`},
+		{`"<&>"`, `"\u003c\u0026\u003e"`},
+		{`"😀"`, `"\ud83d\ude00"`, `"\uD83D\uDE00"`},
+		{`"\n"`, `"\u000a"`},
 	}
 	for _, group := range same {
 		for _, id := range group {
 			require.Equal(t, idKey(group[0]), idKey(id), "%s vs %s", group[0], id)
 		}
 	}
-	apart := []string{`"7"`, "7", "7.5", "-7", "70", "0.07", `"7.0"`, "18446744073709551617", "1e999999999999999999999"}
+	apart := []string{`"7"`, "7", "7.5", "-7", "70", "0.07", `"7.0"`, "18446744073709551617", "1e999999999999999999999",
+		`"é"`, `"e\u0301"`, `"E"`, `"\u0065"`}
 	seen := map[string]string{}
 	for _, id := range apart {
 		k := idKey(id)
@@ -30,11 +37,13 @@ func TestIDKey(t *testing.T) {
 	require.Equal(t, "1e999999999999999999999", idKey("1e999999999999999999999"), "an exponent past the bound keeps its text")
 }
 
-// FuzzIDKey checks idKey against math/big: two numbers share a key exactly
-// when they are equal (for exponents big.Rat can afford), and a key never
-// merges a string with a number.
+// FuzzIDKey checks idKey against math/big and encoding/json: two numbers
+// share a key exactly when they are equal (for exponents big.Rat can
+// afford), two strings exactly when they decode to the same string, and a
+// key never merges a string with a number.
 func FuzzIDKey(f *testing.F) {
-	for _, s := range [][2]string{{"7", "7.0"}, {"1e1", "10"}, {"-0", "0"}, {"0.5e1", "5"}, {"1.25e-3", "0.00125"}, {`"7"`, "7"}, {"12e", "12"}} {
+	for _, s := range [][2]string{{"7", "7.0"}, {"1e1", "10"}, {"-0", "0"}, {"0.5e1", "5"}, {"1.25e-3", "0.00125"}, {`"7"`, "7"}, {"12e", "12"},
+		{`"é"`, `"\u00e9"`}, {`"a\/b"`, `"a/b"`}, {`"e\u0301"`, `"é"`}, {`"\ud800"`, `"\ufffd"`}, {`"\u00"`, `"x"`}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -43,6 +52,11 @@ func FuzzIDKey(f *testing.F) {
 		rb, okb := ratOf(b)
 		if oka && okb {
 			require.Equal(t, ra.Cmp(rb) == 0, ka == kb, "%q (%s) vs %q (%s)", a, ka, b, kb)
+		}
+		var sa, sb string
+		if len(a) > 0 && a[0] == '"' && json.Unmarshal([]byte(a), &sa) == nil &&
+			len(b) > 0 && b[0] == '"' && json.Unmarshal([]byte(b), &sb) == nil {
+			require.Equal(t, sa == sb, ka == kb, "%q (%s) vs %q (%s)", a, ka, b, kb)
 		}
 		if len(a) > 0 && a[0] == '"' && okb {
 			require.NotEqual(t, ka, kb)

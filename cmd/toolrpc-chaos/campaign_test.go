@@ -69,6 +69,7 @@ func TestCampaign(t *testing.T) {
 	for _, v := range found {
 		t.Errorf("%s (slot %d session %d %s): %s\n  replay: go run ./cmd/toolrpc-chaos --replay %s", v.Kind, v.Slot, v.Session, v.Face, v.Detail, c.runDir)
 	}
+	t.Run("batch session", func(t *testing.T) { batchSessionCheck(t, c) })
 }
 
 // TestCampaign_DetectsPlanted shows the invariants can fail: a process

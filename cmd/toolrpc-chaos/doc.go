@@ -1,5 +1,6 @@
 // Command toolrpc-chaos runs a fault campaign against live toolrpc servers:
-// several host sessions at once (LSP, LSP with workDoneProgress, MCP), each
+// several host sessions at once (LSP, LSP with workDoneProgress, MCP, and
+// MCP hosts that write their frames and close stdin at once), each
 // a random stream of calls to every tool with valid and hostile params,
 // random cancels, paging and waits, while faults are injected at random
 // moments — the server or its guardian SIGKILLed, the server stopped, the

@@ -28,6 +28,9 @@ func (c *campaign) runSession(ctx context.Context, sl *slot, n int, replay []act
 	faces := []string{faceLSP, faceLSPProgress, faceMCP}
 	s := &session{c: c, sl: sl, n: n, face: faces[rng.IntN(len(faces))],
 		tag: fmt.Sprintf("%s=%d-%d-%d", tagKey, c.cfg.seed, sl.n, n)}
+	if s.face == faceMCP && rng.IntN(4) == 0 {
+		s.face = faceMCPBatch
+	}
 	if replay != nil {
 		s.face = c.replayFace
 	}
@@ -53,6 +56,12 @@ func (c *campaign) runSession(ctx context.Context, sl *slot, n int, replay []act
 	}
 	if nofile > 0 {
 		s.record(action{Worker: -1, Fault: "low-nofile", Arg: int64(nofile)})
+	}
+	if s.face == faceMCPBatch {
+		c.batchSession(ctx, s, batchSessionCalls(s, rng, replay), nofile > 0)
+		s.awaitExit(exitWithin, "no-exit")
+		c.afterSession(s, false)
+		return
 	}
 	s.base, _ = usageOf(s.pid)
 	c.checkRestart(ctx, s)

@@ -40,7 +40,7 @@ type session struct {
 	c    *campaign
 	sl   *slot
 	n    int       // the session's number within its slot
-	face string    // faceLSP, faceLSPProgress or faceMCP
+	face string    // faceLSP, faceLSPProgress, faceMCP or faceMCPBatch
 	tag  string    // tagKey=value
 	t0   time.Time // the server's start (written under lmu)
 
@@ -132,7 +132,7 @@ func (s *session) spawn(ctx context.Context, nofile uint64) error {
 	}
 	defer errf.Close()
 	args := []string{"--data-dir", s.c.dataDir, "--session", s.sl.sessionID, "--log-file", s.logPath}
-	if s.face == faceMCP {
+	if s.face == faceMCP || s.face == faceMCPBatch {
 		args = append([]string{"mcp", "--root", s.sl.ws}, args...)
 	}
 	s.cmd = exec.Command(s.c.cfg.bin, args...)
@@ -175,8 +175,11 @@ func (s *session) spawn(ctx context.Context, nofile uint64) error {
 	s.out = newGatedReader(outR)
 	ictx, cancel := context.WithTimeout(ctx, s.c.cfg.grace+10*time.Second)
 	defer cancel()
-	if s.face == faceMCP {
+	switch s.face {
+	case faceMCP:
 		return s.connectMCP(ictx)
+	case faceMCPBatch:
+		return nil // the batch host writes initialize with its calls
 	}
 	return s.connectLSP(ictx)
 }
@@ -367,6 +370,13 @@ func (s *session) invokeMCP(ctx context.Context, c *call) outcome {
 		}
 		seen.mu.Unlock()
 	}
+	return mcpOutcome(res)
+}
+
+// mcpOutcome is the outcome of a tools/call result: an isError result is
+// an error whose kind is the first SPEC §10 code its text names.
+func mcpOutcome(res *mcp.CallToolResult) outcome {
+	var o outcome
 	var text strings.Builder
 	for _, ct := range res.Content {
 		if t, ok := ct.(*mcp.TextContent); ok {

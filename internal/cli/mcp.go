@@ -52,6 +52,9 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	if stdout == os.Stdout {
+		stdout = hostStdout() // the ending's writes are bounded, as in LSP mode
+	}
 	cfg := mcpserve.Config{Roots: roots, DataDir: *dataDir, SessionID: *session, Version: version, Logger: logger,
 		Sandbox: sandboxed.policy()}
 	if err := mcpserve.Serve(ctx, stdin, stdout, cfg); err != nil {

@@ -23,8 +23,15 @@
 // limits.MCPProgressSettle after the last notification (typescript-sdk#2580).
 // notifications/cancelled
 // cancels the call (tools/bash kills the tree, SPEC §6.6); from the moment it
-// is read, the call's progress and its response are dropped. stdin EOF
-// cancels every call, and Serve returns once every call has returned.
+// is read, the call's progress and its response are dropped; its requestId
+// names the request as a JSON value, as the go-sdk decodes ids.
+//
+// # End of input
+//
+// stdin EOF behaves as shutdown followed by exit, after what was read: every
+// request read before it is answered, initialize first (see endHold). The
+// calls still running are cancelled, killing their trees, and answer
+// CANCELLED; Serve returns once every call has returned.
 //
 // # Build log
 //

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,16 +38,19 @@ type Config struct {
 
 // server is one `toolrpc mcp` process's state.
 type server struct {
-	ctx      context.Context
+	ctx      context.Context // the tool calls' context: ends with the input, or with Serve's ctx
 	filter   *cancelFilter
 	sessions *sessionStarter
 	calls    callTracker
 }
 
-// Serve serves MCP on in/out until in ends or ctx is cancelled, then
-// cancels every call (killing their process trees), waits for all of them
-// to return, and removes the session's scratch dir. It returns the
-// connection's error, nil after a clean EOF.
+// Serve serves MCP on in/out until in ends or ctx is cancelled. When in
+// ends, every request read before the end is answered — a tool call still
+// running is cancelled (its process tree killed) and answers CANCELLED —
+// and each write to out may then block for at most limits.EndingWriteGrace
+// when out takes write deadlines. Serve then waits for every call to return and removes the
+// session's scratch dir. It returns the connection's error, nil after a
+// clean EOF.
 func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) error {
 	logger := cfg.Logger
 	if logger == nil {
@@ -53,8 +58,15 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{ctx: ctx, sessions: newSessionStarter(cfg)}
-	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: nopCloser{out}, MaxLineLength: limits.MaxFrameBytes})
+	callCtx, endCalls := context.WithCancel(ctx)
+	defer endCalls()
+	s := &server{ctx: callCtx, sessions: newSessionStarter(cfg)}
+	w := newHostWriter(out)
+	s.filter = newCancelFilter(&mcp.IOTransport{Reader: in, Writer: w, MaxLineLength: limits.MaxFrameBytes})
+	onEnd := func() {
+		endCalls()
+		w.beginEnding()
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "toolrpc", Version: cfg.Version}, &mcp.ServerOptions{
 		Logger: slog.New(slog.NewTextHandler(logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{},
@@ -67,7 +79,7 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 	for i, t := range ts {
 		srv.AddTool(t, s.handler(ms[i]))
 	}
-	err := run(ctx, srv, s.filter)
+	err := run(ctx, srv, &endHold{inner: s.filter, onEnd: onEnd})
 	cancel()
 	s.calls.close()
 	if sess := s.sessions.built(); sess != nil {
@@ -126,24 +138,55 @@ func (c *callTracker) close() {
 	c.wg.Wait()
 }
 
-// nopCloser is out as the WriteCloser the transport wants; stdout stays open
-// (the process exit closes it). The SDK encodes each message with HTML
+// hostWriter is out as the WriteCloser the transport wants; stdout stays
+// open (the process exit closes it). The SDK encodes each message with HTML
 // escaping and writes it whole: Write rewrites it as wire.Marshal would have
-// (wire.Unescape), so both faces write one JSON encoding.
-type nopCloser struct{ io.Writer }
+// (wire.Unescape), so both faces write one JSON encoding. Once the session
+// is ending, each write may block for at most limits.EndingWriteGrace when
+// out takes write deadlines: a host that stopped reading cannot keep the
+// server alive, and one that reads, however slowly, gets every answer.
+type hostWriter struct {
+	out    io.Writer
+	dl     interface{ SetWriteDeadline(time.Time) error } // out, when it takes deadlines
+	ending atomic.Bool
+}
 
-// Write writes b with its HTML escapes undone.
-func (w nopCloser) Write(b []byte) (int, error) {
-	if !bytes.Contains(b, []byte(`\u00`)) {
-		return w.Writer.Write(b)
+func newHostWriter(out io.Writer) *hostWriter {
+	w := &hostWriter{out: out}
+	w.dl, _ = out.(interface{ SetWriteDeadline(time.Time) error })
+	return w
+}
+
+// beginEnding bounds every write from now on, and one blocked now.
+func (w *hostWriter) beginEnding() {
+	w.ending.Store(true)
+	w.bound()
+}
+
+// bound gives the next write (or the one blocked) EndingWriteGrace.
+func (w *hostWriter) bound() {
+	if w.dl != nil {
+		_ = w.dl.SetWriteDeadline(time.Now().Add(limits.EndingWriteGrace))
 	}
-	if _, err := w.Writer.Write(wire.Unescape(bytes.Clone(b))); err != nil {
+}
+
+// Write writes b with its HTML escapes undone. The transport serialises
+// its writes.
+func (w *hostWriter) Write(b []byte) (int, error) {
+	if w.ending.Load() {
+		w.bound()
+	}
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return w.out.Write(b)
+	}
+	if _, err := w.out.Write(wire.Unescape(bytes.Clone(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
-func (nopCloser) Close() error { return nil }
+// Close implements io.Closer; out stays open.
+func (*hostWriter) Close() error { return nil }
 
 // SandboxCapability is the key in initialize's capabilities.experimental
 // under which the MCP face states the sandbox policy in force (SPEC §14).
