@@ -390,7 +390,7 @@ var wineExclusions = []wineExclusion{
 	{"TestNodeHost$", whyNodeClient}, {"TestTypeScriptClient$", whyNodeClient}, {"TestMCPNodeClient$", whyNodeClient},
 	{"TestNPM_", whyNodeClient},
 	{"TestOutput_NoHTMLEscapes$", whyBash}, {"TestFirstGrepAnswersBeforeTheIndexBuild$", whyIndex},
-	{"TestSandbox_", whySandbox},
+	{"TestSandbox_", whySandbox}, {"TestEscape_", whySandbox},
 	{"TestEditor", whyEditor},
 	{"TestCancel_IdSpelledWithEscapes$", whyBash}, {"TestMCP_EOFHostStopsReading$", whySignal},
 }
