@@ -91,7 +91,7 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // workspace, owned by the user the server runs as, and starts the server
 // with policy as initializationOptions.sandbox (nil: none, the default
 // auto).
-func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox {
+func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
 	t.Helper()
 	base, err := os.MkdirTemp("/var/tmp", "toolrpc-sandbox-")
 	require.NoError(t, err)
@@ -122,6 +122,7 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 			p["initializationOptions"].(map[string]any)["sandbox"] = policy
 		}))
 	}
+	opts = append(opts, extra...)
 	if os.Geteuid() == 0 && !asRoot {
 		b.uid = sandboxUID
 		require.NoError(t, exec.Command("chown", "-R", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID), base).Run())

@@ -366,7 +366,7 @@ func HostEnv(roots []string, scratch string) Env {
 // cacheTools maps each cache directory in the home directory to the tool
 // that uses it ("" for any).
 var cacheTools = map[string]string{".cache": "", ".npm": "npm", "go/pkg/mod": "go", ".cargo/registry": "cargo",
-	".cargo/git": "cargo", ".rustup": "rustup", ".m2": "mvn", ".gradle": "gradle", ".local/share/pnpm": "pnpm"}
+	".cargo/git": "cargo", ".m2": "mvn", ".gradle": "gradle", ".local/share/pnpm": "pnpm"}
 
 // makeCaches makes the missing caches of the tools on PATH: a sandboxed
 // command cannot make them itself (home is not writable), so the first

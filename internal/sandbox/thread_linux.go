@@ -267,6 +267,11 @@ func (r *Resolved) setupKey(dirs []string) string {
 		stat(d, true, true)
 	}
 	if r.Machine.MountNS {
+		// The daemon sockets a thread masks (a tmux or agent started since
+		// is masked once the thread is rebuilt).
+		for _, m := range confine.DaemonSockets(r.Writable) {
+			b.WriteString("\x00m" + m)
+		}
 		for _, p := range r.Protect {
 			stat(p.Path, false, false)
 			if p.Tree {
