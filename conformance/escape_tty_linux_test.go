@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,5 +50,28 @@ func TestEscape_TIOCSTI(t *testing.T) {
 		}
 		require.False(t, strings.Contains(got, mark), "the command pushed %q into the server's terminal (stdout %q, stderr %q)", got, r.Stdout, r.Stderr)
 		require.NotContains(t, r.Stdout, "pushed")
+	})
+}
+
+// TestEscape_TIOCSTIOwnPty checks SPEC §14 (row 7, belt and braces): a
+// command on a pty of its own cannot push input into it with TIOCSTI either
+// (the sandbox's seccomp filter), and the refusal is named as that call,
+// not as a network denial.
+func TestEscape_TIOCSTIOwnPty(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, map[string]any{"mode": "workspace-write", "network": "off"})
+		attack := `perl -e 'open(my $t, "+<", "/dev/tty") or die "open /dev/tty: $!\n"; my $c = "x"; ioctl($t, 0x5412, $c) or die "TIOCSTI: $!\n"; print "pushed\n"'`
+		raw := b.s.call(t, "tools/process/start", map[string]any{"command": attack, "mode": "pty",
+			"wait": map[string]any{"until": []string{"exit"}}})
+		var reply struct {
+			procReply
+			Sandbox *sandboxReport `json:"sandbox"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &reply))
+		require.Equal(t, "exited", reply.State, reply.Output)
+		require.NotContains(t, reply.Output, "pushed")
+		require.Contains(t, reply.Output, "TIOCSTI: Operation not permitted")
+		require.NotNil(t, reply.Sandbox, "the refusal is named")
+		require.Contains(t, reply.Sandbox.Notice, "syscall ioctl TIOCSTI")
 	})
 }

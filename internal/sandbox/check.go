@@ -39,6 +39,8 @@ func (d *Denial) Error() string {
 	}
 	if obj == "" {
 		prep = ""
+	} else if d.Op == "syscall" {
+		prep = " "
 	}
 	return fmt.Sprintf("[sandbox: %s%s%s denied — %s. %s.]", d.Op, prep, obj, d.why, d.fix)
 }

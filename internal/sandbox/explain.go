@@ -21,7 +21,7 @@ var deniedWords = []string{"Permission denied", "Operation not permitted", "Read
 // lookup failed.
 var netWords = []string{"Could not resolve host", "Temporary failure in name resolution", "Name or service not known",
 	"Address family not supported", "Failed to connect", "Couldn't connect", "connect:", "socket:",
-	"getaddrinfo", "Network is unreachable", "connect to", "EAI_AGAIN"}
+	"getaddrinfo", "Network is unreachable", "connect to", "Operation not permitted", "Permission denied", "EAI_AGAIN"}
 
 // quoted finds '...', "...", ‘...’ and `...' spans; fields split the rest.
 var (

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/wire"
 )
 
@@ -51,6 +53,34 @@ func TestExplainNamesEachDenial(t *testing.T) {
 			require.NotNil(t, rep, "not named")
 			require.Equal(t, tc.want, rep.Denied[0])
 			require.NotContains(t, rep.Notice, "network")
+			if tc.want.Call != "" {
+				require.Contains(t, rep.Notice, "[sandbox: syscall "+tc.want.Call)
+			}
 		})
 	}
+}
+
+// FuzzExplain checks that any output is explained without a panic, with
+// each denial's op one of SPEC §14's, a syscall denial naming its call, and
+// never more than limits.SandboxMaxDenials.
+func FuzzExplain(f *testing.F) {
+	for _, s := range []string{"TIOCSTI: Operation not permitted", "bash: line 1: kill: (1) - Operation not permitted",
+		"cat: /proc/self/environ: Permission denied", "cat: /proc/12/environ: Permission denied\nmknod: x: Operation not permitted",
+		"chmod: changing permissions of 'x': Operation not permitted", "Bad system call", "curl: (7) Failed to connect to 1.2.3.4 port 80"} {
+		f.Add(s)
+	}
+	env := testEnv(f)
+	r, err := Resolve(wire.SandboxPolicy{Network: wire.NetworkOff}, env)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, out string) {
+		rep := r.Explain(out, env.Roots[0])
+		if rep == nil {
+			return
+		}
+		require.LessOrEqual(t, len(rep.Denied), limits.SandboxMaxDenials)
+		for _, d := range rep.Denied {
+			require.Contains(t, []string{"read", "write", "connect", "exec", "syscall"}, d.Op)
+			require.Equal(t, d.Op == "syscall", d.Call != "", "%+v", d)
+		}
+	})
 }

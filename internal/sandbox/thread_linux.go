@@ -23,7 +23,9 @@ import (
 // costs a fork and no wrapper's exec. It returns nil when the policy is off
 // or unavailable, and where a thread cannot hold the confinement: a mount
 // namespace through a user namespace (a server that is not root) needs a
-// process of its own, so Wrap starts those commands.
+// process of its own, so Wrap starts those commands, and a command on a pty
+// (the thread's /dev/pts is a devpts instance of its own, where the server's
+// pty is not; internal/process leaves Fork unset for those).
 //
 // The thread is rebuilt, for the next command, when what it was built from
 // changed: a protected path or a root's .git made, removed or replaced, a
