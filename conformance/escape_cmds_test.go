@@ -68,3 +68,18 @@ func TestEscape_AgentSocketEnv(t *testing.T) {
 		require.Equal(t, sock+"\n", r.Stdout, "the host allowed the agent's directory")
 	})
 }
+
+// TestEscape_DenySymlinkTargetFileTools checks SPEC §14 (peer-held row, the
+// server's side): a denied entry that is a symlink made after the policy was
+// set denies its target to the file tools too, as to commands.
+func TestEscape_DenySymlinkTargetFileTools(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		decode[sandboxState](t, b.s.call(t, "sandbox/update", map[string]any{"denyRead": []string{b.ws + "/creds"}}))
+		out, err := b.hostScript(t, `mkdir -p vault && echo "vault secret" > vault/key && ln -sfn vault/key creds`, "")
+		require.NoError(t, err, out)
+		sandboxDenied(t, b.s.callErr(t, "tools/read", map[string]any{"path": "vault/key"}), "read", b.ws+"/vault/key")
+		r := b.bash(t, "cat vault/key")
+		require.NotContains(t, r.Stdout, "vault secret")
+	})
+}

@@ -129,7 +129,7 @@ func (r *Resolved) protectedBy(path string) (string, bool) {
 // denied reports that path is, or is below, a denied path or matches a
 // denied glob.
 func (r *Resolved) denied(path string) bool {
-	for _, d := range r.DenyRead {
+	for _, d := range r.denyReadNow() {
 		if within(path, d) {
 			return true
 		}
