@@ -218,7 +218,10 @@ func clearReadOnly(dir string) error {
 		return err
 	}
 	for _, m := range append([]string{dir}, mountsBelow(dir)...) {
-		if err := mountSetattr(m, attr, 0); err != nil && err != syscall.EPERM {
+		// EACCES: a mount below a directory this user cannot enter (another
+		// user's 0700 dir under /tmp) stays read-only: it could not be
+		// written anyway.
+		if err := mountSetattr(m, attr, 0); err != nil && err != syscall.EPERM && err != syscall.EACCES {
 			return err
 		}
 	}
