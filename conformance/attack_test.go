@@ -20,6 +20,18 @@ import (
 // user the server runs as. attack.sh's exit code is not judged, only
 // check.sh's.
 
+// attackBox is b's places as the attack scripts see them.
+func (b *sandboxBox) attackBox() *attack.Box {
+	return &attack.Box{Home: b.home, WS: b.ws, Outside: b.outside}
+}
+
+// hostScript runs script on the host, outside the sandbox, as the user b's
+// server runs as, with the attack variables (mark as MARK).
+func (b *sandboxBox) hostScript(t *testing.T, script, mark string) (string, error) {
+	t.Helper()
+	return b.attackBox().Host(script, mark, b.uid)
+}
+
 // runAttack runs testdata/attacks/name.txtar against the server, as each
 // user its Users: line names, and fails the test when check.sh says the
 // attack got through.
@@ -34,10 +46,10 @@ func runAttack(t *testing.T, name string) {
 			return
 		}
 		b := newSandboxBoxIn(t, c.Workspace(), asRoot, c.Policy)
-		box := &attack.Box{Home: b.home, WS: b.ws, Outside: b.outside}
+		box := b.attackBox()
 		mark := fmt.Sprintf("toolrpc-attack-%s-%d", name, os.Getpid())
 		if c.Setup != "" {
-			out, err := box.Host(c.Setup, mark, b.uid)
+			out, err := b.hostScript(t, c.Setup, mark)
 			require.NoError(t, err, "setup.sh: %s", out)
 		}
 		env := map[string]any{}
@@ -48,10 +60,10 @@ func runAttack(t *testing.T, name string) {
 		}
 		r := decode[sandboxBash](t, b.s.call(t, "tools/bash", map[string]any{"command": c.Attack, "env": env}))
 		if c.After != "" {
-			out, err := box.Host(c.After, mark, b.uid)
+			out, err := b.hostScript(t, c.After, mark)
 			t.Logf("after.sh (%v): %s", err, out)
 		}
-		out, err := box.Host(c.Check, mark, b.uid)
+		out, err := b.hostScript(t, c.Check, mark)
 		require.NoError(t, err, "attack %s got through: %s\nattack's stdout: %s\nstderr: %s", name, out, r.Stdout, r.Stderr)
 	})
 }

@@ -116,6 +116,7 @@ type options struct {
 	noInit                   bool
 	initParams               func(map[string]any)
 	hostAncestor             bool
+	ctty                     *os.File // the server's controlling terminal, or nil
 }
 
 type option func(*options)
@@ -133,6 +134,14 @@ func withInitParams(f func(map[string]any)) option { return func(o *options) { o
 // pid of the shell between them as processId: a host that is an ancestor
 // of the server, and that the test can kill while the pipes stay open.
 func withHostAncestor() option { return func(o *options) { o.hostAncestor = true } }
+
+// withCtty starts the server in a session of its own with tty (a pty's
+// slave) as its controlling terminal, as a host run from a terminal has.
+// Linux only (setCtty is set in escape_tty_linux_test.go).
+func withCtty(tty *os.File) option { return func(o *options) { o.ctty = tty } }
+
+// setCtty gives cmd tty as its controlling terminal (Linux only).
+var setCtty func(cmd *exec.Cmd, tty *os.File)
 
 // server is a running server under test.
 type server struct {
@@ -218,6 +227,9 @@ func start(t testing.TB, opts ...option) *server {
 		s.cmd.Env = append(s.cmd.Env, launcherEnv+"=1")
 	}
 	s.cmd.Stderr = s.stderr
+	if o.ctty != nil {
+		setCtty(s.cmd, o.ctty)
+	}
 	if s.wine {
 		// A Wine process inherits the Unix descriptors of the one that
 		// started it, the server's stderr pipe included: a process the

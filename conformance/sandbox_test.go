@@ -91,7 +91,7 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // workspace, owned by the user the server runs as, and starts the server
 // with policy as initializationOptions.sandbox (nil: none, the default
 // auto).
-func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox {
+func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
 	t.Helper()
 	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy)
 }
@@ -130,6 +130,7 @@ func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]an
 			p["initializationOptions"].(map[string]any)["sandbox"] = policy
 		}))
 	}
+	opts = append(opts, extra...)
 	if os.Geteuid() == 0 && !asRoot {
 		b.uid = sandboxUID
 		require.NoError(t, exec.Command("chown", "-R", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID), base).Run())

@@ -5,9 +5,11 @@ package limits
 // (skipped when unset). Descriptions and docs are generated from them.
 
 // SandboxCaches returns the toolchain caches a workspace-write command may
-// write, so that builds keep working.
+// write, so that builds keep working. Caches of downloads only: ~/.rustup,
+// whose toolchains the host's next cargo runs, is not one (a toolchain is
+// installed by the host, or with sandbox.writable).
 func SandboxCaches() []string {
-	return []string{"~/.cache", "~/.npm", "~/.cargo/registry", "~/.cargo/git", "~/.rustup",
+	return []string{"~/.cache", "~/.npm", "~/.cargo/registry", "~/.cargo/git",
 		"~/go/pkg/mod", "$GOCACHE", "$GOMODCACHE", "~/.m2", "~/.gradle", "~/.local/share/pnpm",
 		"$PIP_CACHE_DIR", "$YARN_CACHE_FOLDER", "~/.yarn/berry/cache"}
 }

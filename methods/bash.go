@@ -147,6 +147,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	res, err := shell.Run(ctx, shell.Spec{
 		Wrap:    wrap,
 		Fork:    pol.Fork(),
+		Unset:   pol.HiddenEnv(),
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,

@@ -18,10 +18,12 @@ func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// shellAttr puts the shell in its own process group and kills it when the
-// server's thread that started it dies.
+// shellAttr puts the shell in a session of its own (so also a process group
+// of its own), without a controlling terminal: it cannot reach the server's
+// terminal through /dev/tty (TIOCSTI would push input to the host's shell).
+// It is killed when the server's thread that started it dies.
 func shellAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // ttyAttr makes the shell a session leader with the pty (its stdin) as

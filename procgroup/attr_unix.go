@@ -38,7 +38,7 @@ func killServerCgroups(string, int)        {}
 
 func becomeSubreaper() {}
 
-func shellAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func shellAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // ttyAttr makes the shell a session leader with the pty (its stdin) as
 // controlling terminal.

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -35,7 +37,7 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 	g := newGroup(cookie, &spec)
 	cmd := exec.Command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Dir
-	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Env = withoutNames(append(os.Environ(), spec.Env...), spec.Unset)
 	cmd.Env = append(cmd.Env, CookieEnv+"="+cookie)
 	cmd.SysProcAttr = shellAttr()
 
@@ -211,4 +213,19 @@ func (g *Group) release() {
 	if g.sys.cg != nil {
 		g.sys.cg.remove()
 	}
+}
+
+// withoutNames returns env without the variables named in names.
+func withoutNames(env, names []string) []string {
+	if len(names) == 0 {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -35,6 +35,9 @@ type Spec struct {
 	Dir string
 	// Env is added to the server's environment ("K=V"); later entries win.
 	Env []string
+	// Unset names variables removed from the result (the sandbox's
+	// SSH_AUTH_SOCK and TMUX), whoever set them.
+	Unset []string
 	// Stdin is the command's standard input; nil means /dev/null.
 	Stdin *string
 	// Stdout and Stderr receive the command's output as it is read. Their

@@ -38,9 +38,12 @@ type SandboxState struct {
 
 // SandboxDenial is one operation the sandbox denied a command.
 type SandboxDenial struct {
-	Op   string `json:"op" jsonschema:"write, read, connect or exec"`
+	Op   string `json:"op" jsonschema:"write, read, connect, exec or syscall"`
 	Path string `json:"path,omitempty"`
 	Addr string `json:"addr,omitempty"`
+	// Call names the refused call of a syscall denial (kill, bpf, mknod,
+	// keyctl, ioctl TIOCSTI, SIGSYS).
+	Call string `json:"call,omitempty"`
 }
 
 // SandboxReport is the sandbox member of a result whose command the sandbox

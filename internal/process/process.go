@@ -114,7 +114,12 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		log.Close()
 		return nil, err
 	}
-	pg.Fork = spec.Sandbox.Fork()
+	if spec.Mode != PTY {
+		// A pty's command is started by the wrapper: the confined thread's
+		// /dev/pts is a devpts of its own, where the server's pty is not.
+		pg.Fork = spec.Sandbox.Fork()
+	}
+	pg.Unset = spec.Sandbox.HiddenEnv()
 	var tty *os.File
 	if spec.Mode == PTY {
 		master, slave, err := pty.Open()

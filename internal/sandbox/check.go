@@ -18,6 +18,8 @@ type Denial struct {
 	Path string
 	// Addr is the denied address (connect), or "".
 	Addr string
+	// Call is the refused call (syscall), or "".
+	Call string
 
 	why, fix string
 }
@@ -25,8 +27,11 @@ type Denial struct {
 // Error returns the notice.
 func (d *Denial) Error() string {
 	obj := d.Path
-	if d.Op == "connect" {
+	switch d.Op {
+	case "connect":
 		obj = d.Addr
+	case "syscall":
+		obj = strings.TrimSpace(d.Call + " " + d.Path)
 	}
 	prep := " to "
 	if d.Op == "read" || d.Op == "exec" {
@@ -34,6 +39,8 @@ func (d *Denial) Error() string {
 	}
 	if obj == "" {
 		prep = ""
+	} else if d.Op == "syscall" {
+		prep = " "
 	}
 	return fmt.Sprintf("[sandbox: %s%s%s denied — %s. %s.]", d.Op, prep, obj, d.why, d.fix)
 }
@@ -43,7 +50,7 @@ func (d *Denial) Code() string { return wire.SandboxDenied }
 
 // Wire returns d as a result's sandbox.denied entry.
 func (d *Denial) Wire() wire.SandboxDenial {
-	return wire.SandboxDenial{Op: d.Op, Path: d.Path, Addr: d.Addr}
+	return wire.SandboxDenial{Op: d.Op, Path: d.Path, Addr: d.Addr, Call: d.Call}
 }
 
 // Enforced reports that the policy confines anything (its mode is not off).
@@ -122,7 +129,7 @@ func (r *Resolved) protectedBy(path string) (string, bool) {
 // denied reports that path is, or is below, a denied path or matches a
 // denied glob.
 func (r *Resolved) denied(path string) bool {
-	for _, d := range r.DenyRead {
+	for _, d := range r.denyReadNow() {
 		if within(path, d) {
 			return true
 		}

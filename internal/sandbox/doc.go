@@ -32,12 +32,18 @@
 // hidden first argument (dispatched by package confine's init), in a mount
 // namespace of its own where root or user namespaces allow it makes every
 // mount read-only but the writable set and binds the protected paths
-// read-only (never in the server's namespace), sets no_new_privs, applies
-// Landlock (files,
-// TCP and signal/abstract-socket scoping, as the kernel's ABI has them),
-// installs a seccomp filter for network off, drops every capability, and then
+// read-only (never in the server's namespace), gives it a minimal /dev (a
+// devpts of its own), masks the host's daemon sockets and hides the denied
+// paths under empty read-only mounts, sets no_new_privs, applies Landlock
+// (files, TCP and signal/abstract-socket scoping, as the kernel's ABI has
+// them), installs the seccomp filter (TIOCSTI, the keyring, set-id modes,
+// io_uring; socket() too for network off), drops every capability, and then
 // execs the shell in its place (same pid, so procgroup's cgroups, cookies and
 // kills are unchanged). Landlock only grants: a denied file inside a readable
 // directory is closed by granting read on each of its siblings along the
-// path, read from the directory once per call (never the tree).
+// path, read from the directory once per call (never the tree); with a mount
+// namespace the writable directories around a denied path are granted whole,
+// as the mounts hide it, so files made there later are writable. A command
+// on a pty is always started by the wrapper: the confined thread's /dev/pts
+// is an instance of its own, where the server's pty is not.
 package sandbox

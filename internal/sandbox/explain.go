@@ -21,7 +21,7 @@ var deniedWords = []string{"Permission denied", "Operation not permitted", "Read
 // lookup failed.
 var netWords = []string{"Could not resolve host", "Temporary failure in name resolution", "Name or service not known",
 	"Address family not supported", "Failed to connect", "Couldn't connect", "connect:", "socket:",
-	"getaddrinfo", "Network is unreachable", "Operation not permitted", "Permission denied", "EAI_AGAIN"}
+	"getaddrinfo", "Network is unreachable", "connect to", "Operation not permitted", "Permission denied", "EAI_AGAIN"}
 
 // quoted finds '...', "...", ‘...’ and `...' spans; fields split the rest.
 var (
@@ -53,6 +53,10 @@ func (r *Resolved) Explain(output, dir string) *wire.SandboxReport {
 		notices = append(notices, d.Error())
 	}
 	for _, line := range strings.Split(output, "\n") {
+		if d := r.explainCall(line, dir); d != nil {
+			add(d)
+			continue
+		}
 		if !containsAny(line, deniedWords) && !(r.Network == wire.NetworkOff && containsAny(line, netWords)) {
 			continue
 		}
@@ -81,6 +85,9 @@ func (r *Resolved) Explain(output, dir string) *wire.SandboxReport {
 // names, or nil when the policy allows what line could have done to it.
 func (r *Resolved) explainPath(line, c, dir string) error {
 	p := c
+	if procPID.MatchString(filepath.Clean(p)) {
+		return explainProc(line, filepath.Clean(p))
+	}
 	if !filepath.IsAbs(p) {
 		if strings.HasPrefix(p, "~/") {
 			return nil
@@ -94,10 +101,13 @@ func (r *Resolved) explainPath(line, c, dir string) error {
 	}
 	p = canonicalParent(p)
 	if err := r.CheckRead(p); err != nil {
-		if writeLine(line) {
+		if writeLine(strings.ReplaceAll(line, c, "")) {
 			return r.CheckWrite(p)
 		}
 		return err
+	}
+	if !shellOrWriteLine(strings.ReplaceAll(line, c, "")) && !strings.Contains(line, "Read-only file system") {
+		return nil // a read the policy allows: not the sandbox's refusal (a file's own mode)
 	}
 	if err := r.CheckWrite(p); err != nil {
 		return err

@@ -30,7 +30,7 @@ func (r *Resolved) ListFilter(start string) *ListFilter {
 	start = filepath.Clean(start)
 	var trees []string
 	var globs []relGlob
-	for _, d := range r.DenyRead {
+	for _, d := range r.denyReadNow() {
 		if rel, ok := below(d, start); ok {
 			trees = append(trees, rel)
 		}

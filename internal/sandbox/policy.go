@@ -88,10 +88,11 @@ type Resolved struct {
 	// Machine is what enforces it.
 	Machine Machine `json:"machine"`
 
-	rootNames   []string // how the notice names each of Roots, same order
-	hostProtect []string // the host's protect paths, resolved
-	carved      []string // read-only roots inside the writable set (read-only mode)
-	fork        *forker  // the confined thread that forks commands (Fork), where there is one
+	rootNames   []string     // how the notice names each of Roots, same order
+	hostProtect []string     // the host's protect paths, resolved
+	carved      []string     // read-only roots inside the writable set (read-only mode)
+	fork        *forker      // the confined thread that forks commands (Fork), where there is one
+	targets     *denyTargets // the symlinked deny entries' targets, resolved lately (denyReadNow)
 }
 
 // Off is the policy of a session whose sandbox is off.
@@ -106,7 +107,7 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker()}
+	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker(), targets: &denyTargets{}}
 	if r.Requested == "" {
 		r.Requested = wire.SandboxAuto
 	}
@@ -350,7 +351,7 @@ func HostEnv(roots []string, scratch string) Env {
 // cacheTools maps each cache directory in the home directory to the tool
 // that uses it ("" for any).
 var cacheTools = map[string]string{".cache": "", ".npm": "npm", "go/pkg/mod": "go", ".cargo/registry": "cargo",
-	".cargo/git": "cargo", ".rustup": "rustup", ".m2": "mvn", ".gradle": "gradle", ".local/share/pnpm": "pnpm"}
+	".cargo/git": "cargo", ".m2": "mvn", ".gradle": "gradle", ".local/share/pnpm": "pnpm"}
 
 // makeCaches makes the missing caches of the tools on PATH: a sandboxed
 // command cannot make them itself (home is not writable), so the first

@@ -14,7 +14,7 @@ import (
 var linux7 = Machine{OS: "linux", LandlockABI: 7, Seccomp: true, MountNS: true}
 
 // testEnv makes a home with credentials and a workspace with a .git.
-func testEnv(t *testing.T) Env {
+func testEnv(t testing.TB) Env {
 	t.Helper()
 	base := outsideTmp(t)
 	home, ws, scratch := filepath.Join(base, "home"), filepath.Join(base, "ws"), filepath.Join(base, "scratch")
@@ -31,7 +31,7 @@ func testEnv(t *testing.T) Env {
 
 // outsideTmp returns a fresh directory outside /tmp (which every policy
 // makes writable), removed after the test.
-func outsideTmp(t *testing.T) string {
+func outsideTmp(t testing.TB) string {
 	t.Helper()
 	base, err := os.MkdirTemp("/var/tmp", "sandbox-test-")
 	require.NoError(t, err)

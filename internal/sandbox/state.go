@@ -17,7 +17,7 @@ func (r *Resolved) EnforcedBy() []string {
 		return []string{"sandbox-exec"}
 	}
 	out := []string{"landlock:" + strconv.Itoa(r.Machine.LandlockABI), "no_new_privs", "capabilities-dropped"}
-	if r.Network == wire.NetworkOff {
+	if r.Network == wire.NetworkOff || r.Machine.Seccomp {
 		out = append(out, "seccomp")
 	}
 	if r.Machine.MountNS {
@@ -48,6 +48,21 @@ func (r *Resolved) Gaps() []string {
 		gaps = append(gaps, "the mode, owner and times of a file outside the writable set can still be changed "+
 			"(Landlock does not cover chmod, chown, utimes or xattrs; a read-only mount namespace would)")
 	}
+	if !r.Machine.MountNS {
+		gaps = append(gaps, "without a mount namespace: /dev is the host's (block devices are visible, not "+
+			"readable but as root), /dev/pts shows the host's ptys, the host's daemon sockets (tmux, ssh-agent, "+
+			"dbus, docker) are reachable (SSH_AUTH_SOCK and TMUX are still dropped), and a new file beside a "+
+			"denied path in a writable directory cannot be written")
+	} else {
+		gaps = append(gaps, "a command run on a pty (tools/process mode pty) sees the host's /dev/pts, "+
+			"so that its own terminal keeps its name; commands without a pty get a devpts of their own")
+	}
+	if !r.Machine.Seccomp {
+		gaps = append(gaps, "no seccomp: TIOCSTI into a command's own pty, the kernel keyring and set-id "+
+			"modes are not refused")
+	}
+	gaps = append(gaps, "other processes' command lines and status are readable in /proc (no PID "+
+		"namespace); their environment, memory and file descriptors are not")
 	if r.Machine.LandlockABI < 6 {
 		gaps = append(gaps, "signals to processes outside the sandbox are not blocked (Landlock ABI "+
 			strconv.Itoa(r.Machine.LandlockABI)+" < 6); ptrace and /proc/PID/environ are")

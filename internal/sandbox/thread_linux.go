@@ -23,7 +23,9 @@ import (
 // costs a fork and no wrapper's exec. It returns nil when the policy is off
 // or unavailable, and where a thread cannot hold the confinement: a mount
 // namespace through a user namespace (a server that is not root) needs a
-// process of its own, so Wrap starts those commands.
+// process of its own, so Wrap starts those commands, and a command on a pty
+// (the thread's /dev/pts is a devpts instance of its own, where the server's
+// pty is not; internal/process leaves Fork unset for those).
 //
 // The thread is rebuilt, for the next command, when what it was built from
 // changed: a protected path or a root's .git made, removed or replaced, a
@@ -267,6 +269,11 @@ func (r *Resolved) setupKey(dirs []string) string {
 		stat(d, true, true)
 	}
 	if r.Machine.MountNS {
+		// The daemon sockets a thread masks (a tmux or agent started since
+		// is masked once the thread is rebuilt).
+		for _, m := range confine.DaemonSockets(r.Writable) {
+			b.WriteString("\x00m" + m)
+		}
 		for _, p := range r.Protect {
 			stat(p.Path, false, false)
 			if p.Tree {

@@ -59,6 +59,7 @@ func (r *Resolved) confinePolicy() confine.Policy {
 		LandlockABI: r.Machine.LandlockABI,
 		MountNS:     r.Machine.MountNS,
 		NetworkOff:  r.Network == wire.NetworkOff,
+		Seccomp:     r.Machine.Seccomp,
 		Writable:    r.Writable,
 		Roots:       r.Roots,
 		Protect:     r.Protect,

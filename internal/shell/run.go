@@ -43,6 +43,8 @@ type Spec struct {
 	// Fork forks the shell from the sandbox's confined thread
 	// (procgroup.Spec.Fork; nil: Wrap alone).
 	Fork func(start func() error) (done func(), err error)
+	// Unset names variables the command does not get (procgroup.Spec.Unset).
+	Unset []string
 }
 
 // Run runs spec's command to its end and returns its bounded result, SPEC
@@ -60,6 +62,7 @@ func Run(ctx context.Context, spec Spec) (*wire.BashResult, error) {
 	g, err := Start(ctx, procgroup.Spec{
 		Command: spec.Command, Dir: spec.Dir, Env: spec.Env, Stdin: spec.Stdin,
 		Stdout: r.stdout.writer(), Stderr: r.stderr.writer(), Wrap: spec.Wrap, Fork: spec.Fork,
+		Unset: spec.Unset,
 	})
 	if err != nil {
 		r.close()

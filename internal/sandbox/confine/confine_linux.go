@@ -76,8 +76,10 @@ func (p *Policy) Thread() error {
 // apply applies the policy to the calling thread: the mounts outside the
 // writable set read-only, the pty tty (the command's terminal, or "") kept
 // writable, and the protected paths bound (with a mount namespace),
-// no_new_privs, Landlock, seccomp for network off, and no capability left.
+// no_new_privs, Landlock, the seccomp filter (always where the machine has
+// seccomp; socket() too for network off), and no capability left.
 func (p *Policy) apply(tty string) error {
+	p.DenyRead = withTargets(p.DenyRead)
 	if p.MountNS {
 		// A working directory that no longer has a path (the server was
 		// started inside a root since deleted and made again) is kept as it
@@ -85,6 +87,9 @@ func (p *Policy) apply(tty string) error {
 		// started in a directory of their own.
 		wd, wdErr := os.Getwd()
 		if err := p.bindProtected(tty); err != nil {
+			return err
+		}
+		if err := p.isolate(tty == ""); err != nil {
 			return err
 		}
 		if wdErr == nil {
@@ -101,8 +106,8 @@ func (p *Policy) apply(tty string) error {
 	if err := p.landlock(tty); err != nil {
 		return err
 	}
-	if p.NetworkOff {
-		if err := installNetworkOff(); err != nil {
+	if p.Seccomp || p.NetworkOff {
+		if err := installFilter(p.NetworkOff); err != nil {
 			return err
 		}
 	}
@@ -213,7 +218,10 @@ func clearReadOnly(dir string) error {
 		return err
 	}
 	for _, m := range append([]string{dir}, mountsBelow(dir)...) {
-		if err := mountSetattr(m, attr, 0); err != nil && err != syscall.EPERM {
+		// EACCES: a mount below a directory this user cannot enter (another
+		// user's 0700 dir under /tmp) stays read-only: it could not be
+		// written anyway.
+		if err := mountSetattr(m, attr, 0); err != nil && err != syscall.EPERM && err != syscall.EACCES {
 			return err
 		}
 	}

@@ -176,6 +176,14 @@ func (p *Policy) landlock(tty string) error {
 	}
 	all := rs.handled
 	for _, w := range p.Writable {
+		if p.MountNS && !denied(w) {
+			// The denied paths below w are hidden by mounts (isolate):
+			// w is granted whole, so what is made in it later is writable.
+			if err := rs.allow(w, all); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := rs.allowAround(w, all, all&^fileRights, denied, holds); err != nil {
 			return err
 		}

@@ -67,6 +67,9 @@ type Policy struct {
 	// NetworkOff installs the seccomp filter that allows only Unix sockets,
 	// and denies TCP through Landlock.
 	NetworkOff bool
+	// Seccomp installs the filter every command runs under (TIOCSTI, the
+	// keyring, set-id modes, io_uring); NetworkOff implies it.
+	Seccomp bool
 	// ServerMountNS names the server's mount namespace
 	// (/proc/self/ns/mnt's link), which the wrapper must not be in when it
 	// mounts.
@@ -106,6 +109,7 @@ func (p *Policy) Args(command []string) []string {
 		" landlock=" + itoa(p.LandlockABI) +
 		" mountns=" + b(p.MountNS) +
 		" networkoff=" + b(p.NetworkOff) +
+		" seccomp=" + b(p.Seccomp) +
 		" writable=" + itoa(len(p.Writable)) +
 		" roots=" + itoa(len(p.Roots)) +
 		" protect=" + itoa(len(p.Protect)) +
@@ -153,6 +157,7 @@ func Parse(args []string) (Policy, []string, error) {
 	p.LandlockABI = counts["landlock"]
 	p.MountNS = counts["mountns"] == 1
 	p.NetworkOff = counts["networkoff"] == 1
+	p.Seccomp = counts["seccomp"] == 1
 	p.ServerMountNS = args[1]
 	rest := args[2:]
 	take := func(key string) ([]string, bool) {

@@ -16,16 +16,21 @@ const (
 	sysIOURingSetup          = 425
 	sysIOURingEnter          = 426
 	sysIOURingRegister       = 427
+	sysOpenat2               = 437
 	sysMountSetattr          = 442
 	sysLandlockCreateRuleset = 444
 	sysLandlockAddRule       = 445
 	sysLandlockRestrictSelf  = 446
+	sysFchmodat2             = 452
 
 	atFDCWD     = -0x64
 	atRecursive = 0x8000
 	oPath       = 0x200000
+	oTmpfile    = 0x400000 // __O_TMPFILE, without O_DIRECTORY
 
 	mountAttrRdonly = 0x1
+	mountAttrNosuid = 0x2
+	mountAttrNodev  = 0x4
 
 	prSetNoNewPrivs       = 0x26
 	prCapAmbient          = 0x2f
