@@ -43,6 +43,7 @@ func bashMethod() Method {
 			p["command"].MinLength = wire.Ptr(1)
 			wire.Default(wire.Range(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
 			p["workDoneToken"].Types = []string{"string", "integer"}
+			p["session"].Pattern = wire.SessionNamePattern
 		}),
 		OutputSchema: wire.OutputSchema[wire.BashResult](nil),
 		Call:         bashCall,
