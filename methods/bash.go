@@ -58,6 +58,9 @@ type bashRun struct {
 	stdin   *string
 	timeout time.Duration
 	token   json.RawMessage
+	session string // "" without a session (SPEC §6.7)
+	restart bool
+	cwd     bool // the call named cwd
 }
 
 func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
@@ -88,6 +91,10 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 		}
 		r.token = tok
 	}
+	if err := bashSessionDecode(r, &p); err != nil {
+		return nil, err
+	}
+	r.cwd = p.Cwd != nil
 	var err error
 	if r.env, err = bashEnv("bash", p.Env); err != nil {
 		return nil, err
@@ -144,14 +151,20 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)
 	}
 	changed := pol.Watch()
-	res, err := shell.Run(ctx, shell.Spec{
+	spec := shell.Spec{
 		Wrap:    wrap,
 		Fork:    pol.Fork(),
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,
 		Logf:     s.Logf,
-	})
+	}
+	var res *wire.BashResult
+	if r.session != "" {
+		res, err = bashSessionRun(ctx, s, r, spec, pol)
+	} else {
+		res, err = shell.Run(ctx, spec)
+	}
 	var timeout *shell.TimeoutError
 	var cancelled *shell.CancelledError
 	var setup *sandbox.SetupError

@@ -1,0 +1,47 @@
+//go:build unix
+
+package shellsession
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/toolrpc/toolrpc/internal/shell"
+)
+
+// runIn runs command in session name of m and returns stdout, stderr, the exit code.
+func runIn(t *testing.T, m *Manager, name, dir, command string) (string, string, int) {
+	t.Helper()
+	res, err := m.Run(context.Background(), Request{Name: name, Spec: shell.Spec{Command: command, Dir: dir, Timeout: 20 * time.Second}})
+	if err != nil {
+		t.Fatalf("%q: %v", command, err)
+	}
+	code := -1
+	if res.ExitCode != nil {
+		code = *res.ExitCode
+	}
+	return res.Stdout, res.Stderr, code
+}
+
+func TestSessionSmoke(t *testing.T) {
+	m := NewManager(t.Logf)
+	defer m.Close()
+	dir := t.TempDir()
+	steps := []struct{ cmd, out, err string; code int }{
+		{"cd /tmp; export FOO=bar; f(){ echo f$1; }; alias hi='echo alias'", "", "", 0},
+		{"pwd; echo $FOO; f 1; hi", "/tmp\nbar\nf1\nalias\n", "", 0},
+		{"echo err >&2; false", "", "err\n", 1},
+		{"echo $?", "1\n", "", 0},
+		{"read x; echo got=$x", "got=\n", "", 0},
+		{"echo after-read", "after-read\n", "", 0},
+		{"exec >/dev/null; echo hidden", "", "", 0},
+		{"echo visible", "visible\n", "", 0},
+	}
+	for _, s := range steps {
+		out, errs, code := runIn(t, m, "a", dir, s.cmd)
+		if out != s.out || errs != s.err || code != s.code {
+			t.Errorf("%q: got (%q, %q, %d), want (%q, %q, %d)", s.cmd, out, errs, code, s.out, s.err, s.code)
+		}
+	}
+}
