@@ -160,8 +160,11 @@ func (m *Manager) Run(ctx context.Context, req Request) (*wire.BashResult, error
 		return nil, err
 	}
 	st := procgroup.Status{ExitCode: e.rc}
-	if e.exited {
+	switch {
+	case e.exited:
 		st = e.st
+	case e.aborted: // killed, as a fresh bash -c's tree would be
+		st = procgroup.Status{ExitCode: -1, Signal: "SIGKILL"}
 	}
 	res := c.capture.Result(st)
 	res.Session = info

@@ -28,7 +28,10 @@ func TestSessionSmoke(t *testing.T) {
 	m := NewManager(t.Logf)
 	defer m.Close()
 	dir := t.TempDir()
-	steps := []struct{ cmd, out, err string; code int }{
+	steps := []struct {
+		cmd, out, err string
+		code          int
+	}{
 		{"cd /tmp; export FOO=bar; f(){ echo f$1; }; alias hi='echo alias'", "", "", 0},
 		{"pwd; echo $FOO; f 1; hi", "/tmp\nbar\nf1\nalias\n", "", 0},
 		{"echo err >&2; false", "", "err\n", 1},
