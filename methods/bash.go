@@ -33,11 +33,15 @@ func bashMethod() Method {
 				"Each stream is captured up to %dKB / %d lines; a cut stream's captured copy (at most %dKB) is saved to a spill file "+
 				"the marker names, for Grep or Read with offset/limit. Output streams as "+f.Progress()+", "+
 				"in full up to %dKB per stream, then at most %d chunks a second of the latest output. "+
+				"With session (a name), commands run one after another in one long-lived bash: cd, export, functions, aliases, "+
+				"set/shopt options and a sourced venv persist, each command keeping every guarantee above; exit or exec ends the "+
+				"session (the result says state was lost), restart starts a fresh shell; at most %d sessions. "+
 				"Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged.",
 				limits.BashDefaultTimeoutSeconds, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds,
 				limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
 				limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
-				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond)
+				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond,
+				limits.ShellSessionsMax)
 		},
 		InputSchema: wire.InputSchema[wire.BashParams](func(p wire.Props) {
 			p["command"].MinLength = wire.Ptr(1)
