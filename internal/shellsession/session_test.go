@@ -48,3 +48,4 @@ func TestSessionSmoke(t *testing.T) {
 		}
 	}
 }
+
