@@ -48,4 +48,3 @@ func TestSessionSmoke(t *testing.T) {
 		}
 	}
 }
-
