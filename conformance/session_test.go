@@ -264,3 +264,25 @@ func TestSession_BackgroundOutputCounted(t *testing.T) {
 
 // spillPath matches a spill file's path in a marker.
 var spillPath = regexp.MustCompile(`/\S*bash-std(out|err)\S*`)
+
+// TestSession_SandboxConfinesAndUpdateEnds checks SPEC §6.7 with §14: a
+// session's shell runs under the policy in force when it started, and a
+// sandbox/update that changes the policy ends it; the next command says its
+// state was lost and why, and runs under the new policy.
+func TestSession_SandboxConfinesAndUpdateEnds(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, map[string]any{"mode": "workspace-write"})
+		target := filepath.Join(b.outside, "from-session")
+		res := inSession(t, b.s, "sb", "cd "+b.ws+"; X=kept; echo x > "+target)
+		require.NotEqual(t, 0, *res.ExitCode, "the shell is confined")
+		require.NoFileExists(t, target)
+		require.Equal(t, "kept\n", inSession(t, b.s, "sb", "echo $X").Stdout)
+		b.s.call(t, "sandbox/update", map[string]any{"mode": "workspace-write", "writable": []string{b.outside}})
+		res = inSession(t, b.s, "sb", "echo \"[$X]\"; echo x > "+target)
+		require.Equal(t, "[]\n", res.Stdout)
+		require.True(t, res.Session.Started)
+		require.Equal(t, "state was lost (a sandbox/update changed the sandbox policy the shell ran under): "+sessionFresh, res.Session.Notice)
+		require.Equal(t, 0, *res.ExitCode, res.Stderr)
+		require.FileExists(t, target)
+	})
+}
