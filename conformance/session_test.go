@@ -286,3 +286,31 @@ func TestSession_SandboxConfinesAndUpdateEnds(t *testing.T) {
 		require.FileExists(t, target)
 	})
 }
+
+// TestSession_MCPFace checks SPEC §6.7 on the MCP face: bash takes session
+// and restart, and its text ends with the session's notice.
+func TestSession_MCPFace(t *testing.T) {
+	m := mcpStart(t, mcpOptions{})
+	m.ok(t, "bash", map[string]any{"command": "cd /tmp; X=mcp", "session": "m"})
+	_, sc := m.ok(t, "bash", map[string]any{"command": "echo $PWD $X", "session": "m"})
+	require.Equal(t, "/tmp mcp\n", decode[sessionRes](t, sc).Stdout)
+	res, sc := m.ok(t, "bash", map[string]any{"command": "exit 5", "session": "m"})
+	r := decode[sessionRes](t, sc)
+	require.Equal(t, 5, *r.ExitCode)
+	require.True(t, r.Session.Ended)
+	require.Contains(t, text(res), "[session m: the shell exited with code 5: "+sessionLost+"]")
+	_, sc = m.ok(t, "bash", map[string]any{"command": "echo \"[$X]\"", "session": "m", "restart": true})
+	require.Equal(t, "[]\n", decode[sessionRes](t, sc).Stdout)
+}
+
+// TestSession_ShutdownKillsJobs checks SPEC §6.7: a session's background
+// jobs die with the server's shutdown.
+func TestSession_ShutdownKillsJobs(t *testing.T) {
+	s := start(t)
+	mark := newMark(t)
+	res := inSession(t, s, "jobs", "setsid sleep 1000 & (sleep 1000 &); sleep 1000 & echo started", map[string]any{"env": map[string]string{"TESTMARK": mark}})
+	require.Equal(t, "started\n", res.Stdout)
+	require.Eventually(t, func() bool { return len(markHolders(mark)) >= 3 }, time.Minute, 5*time.Millisecond)
+	s.stop(t)
+	require.Empty(t, markHolders(mark), "0 survivors in /proc")
+}
