@@ -20,6 +20,9 @@ import (
 // (Windows, where a bash is found).
 var ErrUnsupported = errors.New("shell sessions need a Unix bash; run the command without session")
 
+// idleAfter is limits.ShellSessionIdle; tests shorten it.
+var idleAfter = limits.ShellSessionIdle
+
 // Request is one command for a named session.
 type Request struct {
 	// Name is the session's name (wire.SessionNamePattern).
@@ -178,7 +181,7 @@ func (m *Manager) Run(ctx context.Context, req Request) (*wire.BashResult, error
 		info.Ended = true
 		info.Notice = e.why + ": " + wire.SessionLost
 	case s.sh == sh:
-		s.idle = time.AfterFunc(limits.ShellSessionIdle, func() { m.idleEnd(s) })
+		s.idle = time.AfterFunc(idleAfter, func() { m.idleEnd(s) })
 	}
 	if e.aborted {
 		if ctx.Err() != nil {
@@ -250,7 +253,7 @@ func (m *Manager) idleEnd(s *session) {
 	defer func() { <-s.turn }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.endLocked(fmt.Sprintf("the shell was idle for %s and was ended", limits.ShellSessionIdle))
+	s.endLocked(fmt.Sprintf("the shell was idle for %s and was ended", idleAfter))
 }
 
 // EndAll ends every session's shell, saying why on each one's next

@@ -48,3 +48,30 @@ func TestSessionSmoke(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleEndsShell checks SPEC §6.7: a shell idle past its time is ended,
+// and the next command says its state was lost and why.
+func TestIdleEndsShell(t *testing.T) {
+	saved := idleAfter
+	idleAfter = 50 * time.Millisecond
+	defer func() { idleAfter = saved }()
+	m := NewManager(t.Logf)
+	defer m.Close()
+	dir := t.TempDir()
+	runIn(t, m, "idle", dir, "X=1")
+	m.mu.Lock()
+	s := m.sessions["idle"]
+	m.mu.Unlock()
+	deadline := time.Now().Add(time.Minute)
+	for s.live() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	res, err := m.Run(context.Background(), Request{Name: "idle", Spec: shell.Spec{Command: "echo \"[$X]\"", Dir: dir, Timeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "state was lost (the shell was idle for 50ms and was ended): this command ran in a new shell"
+	if res.Stdout != "[]\n" || !res.Session.Started || res.Session.Notice != want {
+		t.Fatalf("got %q %+v, want [] and notice %q", res.Stdout, res.Session, want)
+	}
+}
