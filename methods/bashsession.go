@@ -2,7 +2,9 @@ package methods
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 
 	"github.com/toolrpc/toolrpc/internal/sandbox"
@@ -36,7 +38,11 @@ func bashSessionRun(ctx context.Context, s *Session, r *bashRun, spec shell.Spec
 	if s.Shells == nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: this server keeps no shell sessions")
 	}
-	res, err := s.Shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: pol})
+	key, err := json.Marshal(pol.State())
+	if err != nil {
+		return nil, fmt.Errorf("bash: sandbox state: %w", err)
+	}
+	res, err := s.Shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: string(key)})
 	var many *shellsession.TooManyError
 	var name *shellsession.NameError
 	switch {

@@ -126,7 +126,7 @@ func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
 	s.sandbox = pol
 	s.sandboxMu.Unlock()
 	if old != nil && s.Shells != nil && !reflect.DeepEqual(old.State(), pol.State()) {
-		s.Shells.EndAll("a sandbox/update changed the sandbox policy the shell ran under")
+		s.Shells.EndAll(shellsession.PolicyChanged)
 	}
 	old.Close() // its thread ends once the commands it forked are reaped
 	return pol, nil

@@ -20,6 +20,10 @@ import (
 // (Windows, where a bash is found).
 var ErrUnsupported = errors.New("shell sessions need a Unix bash; run the command without session")
 
+// PolicyChanged is why a shell started under another sandbox policy was
+// ended (SPEC §6.7).
+const PolicyChanged = "a sandbox/update changed the sandbox policy the shell ran under"
+
 // idleAfter is limits.ShellSessionIdle; tests shorten it.
 var idleAfter = limits.ShellSessionIdle
 
@@ -36,8 +40,9 @@ type Request struct {
 	// CdGiven says the call named a working directory: an existing shell
 	// changes to Spec.Dir before the command (and stays there).
 	CdGiven bool
-	// Policy identifies the sandbox policy the call runs under: a shell
-	// started under another one is ended first, and the notice says so.
+	// Policy identifies the sandbox policy the call runs under (a
+	// comparable value, equal for equal policies): a shell started under
+	// another one is ended first, and the notice says so.
 	Policy any
 }
 
@@ -201,7 +206,7 @@ func (s *session) prepare(ctx context.Context, req Request, info *wire.BashSessi
 		s.lost = "restart ended the previous shell"
 	}
 	if s.sh != nil && s.sh.policy != req.Policy {
-		s.endLocked("the sandbox policy changed since the shell started")
+		s.endLocked(PolicyChanged)
 	}
 	if s.sh != nil {
 		return nil
@@ -256,9 +261,10 @@ func (m *Manager) idleEnd(s *session) {
 	s.endLocked(fmt.Sprintf("the shell was idle for %s and was ended", idleAfter))
 }
 
-// EndAll ends every session's shell, saying why on each one's next
-// command (a sandbox/update that changed the policy). A command under way
-// finishes first.
+// EndAll ends every idle session's shell, saying why on each one's next
+// command (a sandbox/update that changed the policy). It does not wait for
+// a command under way: that session's next command, whose Policy differs,
+// ends its shell with the same words.
 func (m *Manager) EndAll(why string) {
 	m.mu.Lock()
 	all := make([]*session, 0, len(m.sessions))
@@ -267,7 +273,11 @@ func (m *Manager) EndAll(why string) {
 	}
 	m.mu.Unlock()
 	for _, s := range all {
-		s.turn <- struct{}{}
+		select {
+		case s.turn <- struct{}{}:
+		default:
+			continue // busy: its next command finds the policy changed
+		}
 		s.mu.Lock()
 		s.endLocked(why)
 		s.mu.Unlock()
