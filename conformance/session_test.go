@@ -314,3 +314,20 @@ func TestSession_ShutdownKillsJobs(t *testing.T) {
 	s.stop(t)
 	require.Empty(t, markHolders(mark), "0 survivors in /proc")
 }
+
+// TestSession_PlumbingInvisible checks SPEC §6.7: a would-be delimiter, a
+// DEBUG trap and PS1 or PROMPT_COMMAND a command sets never leak into the
+// next result, and exec of another program ends the session with its code.
+func TestSession_PlumbingInvisible(t *testing.T) {
+	s := start(t)
+	res := inSession(t, s, "pl", "echo '__toolrpc_post 0 0'; printf '%s 0\\n' 0123456789abcdef; printf partial")
+	require.Equal(t, "__toolrpc_post 0 0\n0123456789abcdef 0\npartial", res.Stdout)
+	inSession(t, s, "pl", "PS1='prompt> '; PROMPT_COMMAND='echo pc'; trap 'echo dbg' DEBUG")
+	res = inSession(t, s, "pl", "true")
+	require.Equal(t, "dbg\n", res.Stdout, "the trap runs for the command's own simple command only")
+	require.Equal(t, "", res.Stderr)
+	res = inSession(t, s, "pl", "exec sh -c 'exit 4'")
+	require.Equal(t, 4, *res.ExitCode)
+	require.True(t, res.Session.Ended)
+	require.Equal(t, "the shell exited with code 4: "+sessionLost, res.Session.Notice)
+}

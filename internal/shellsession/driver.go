@@ -37,7 +37,9 @@ const statusFD = 253
 
 // commandText is the two lines that run one command: the first runs it at
 // the top level with its stdin, stdout and stderr and the status fd closed,
-// env assigned for it alone; the second reports its exit status with token
+// env assigned for it alone (the redirections sit on eval itself, so a
+// DEBUG trap's run for the eval writes to the shell's log, not the
+// command's output); the second reports its exit status with token
 // (which the command never sees: it is not yet parsed while the command
 // runs).
 func commandText(command, cookie, stdin, stdout, stderr string, env []string, token string) string {
@@ -47,7 +49,7 @@ func commandText(command, cookie, stdin, stdout, stderr string, env []string, to
 		name, value, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "%s=%s ", name, quote(value))
 	}
-	fmt.Fprintf(&b, "eval \"$__toolrpc_c\"; done <\"$__toolrpc_in\" >\"$__toolrpc_out\" 2>\"$__toolrpc_err\" %d>&-\n", statusFD)
+	fmt.Fprintf(&b, "eval \"$__toolrpc_c\" <\"$__toolrpc_in\" >\"$__toolrpc_out\" 2>\"$__toolrpc_err\" %d>&-; done\n", statusFD)
 	fmt.Fprintf(&b, "__toolrpc_post $? %s\n", quote(token))
 	return b.String()
 }
