@@ -16,7 +16,9 @@ const abortSignal = "USR2"
 
 // bootstrap is the text that prepares a new shell: it changes to dir, opens
 // the status fifo at statusFD, installs the abort trap and the two driver
-// functions, and reports ready with token.
+// functions, and reports ready with token. pre gives the command the
+// previous command's $? (but under set -e, where returning it would end
+// the shell); post returns 0 for the same reason.
 func bootstrap(dir, status, token string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cd -- %s || exit 97\n", quote(dir))
@@ -26,8 +28,8 @@ func bootstrap(dir, status, token string) string {
 	// cannot be abandoned by break: the shell ends instead.
 	fmt.Fprintf(&b, "trap 'case ${FUNCNAME[0]-} in \"\") break 1000;; __toolrpc_*) ;; *) exit 143;; esac' %s\n", abortSignal)
 	b.WriteString("shopt -s expand_aliases\n")
-	b.WriteString("__toolrpc_pre() { __toolrpc_c=$1; export TOOLRPC_CALL_COOKIE=$2; __toolrpc_in=$3; __toolrpc_out=$4; __toolrpc_err=$5; return $__toolrpc_rc; }\n")
-	fmt.Fprintf(&b, "__toolrpc_post() { __toolrpc_rc=$1; printf '%%s %%s\\n' \"$2\" \"$1\" >&%d; return $1; }\n", statusFD)
+	b.WriteString("__toolrpc_pre() { __toolrpc_c=$1; export TOOLRPC_CALL_COOKIE=$2; __toolrpc_in=$3; __toolrpc_out=$4; __toolrpc_err=$5; [[ $- == *e* ]] || return $__toolrpc_rc; }\n")
+	fmt.Fprintf(&b, "__toolrpc_post() { __toolrpc_rc=$1; printf '%%s %%s\\n' \"$2\" \"$1\" >&%d; }\n", statusFD)
 	fmt.Fprintf(&b, "__toolrpc_rc=0; __toolrpc_post 0 %s\n", quote(token))
 	return b.String()
 }

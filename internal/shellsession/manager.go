@@ -205,6 +205,9 @@ func (s *session) prepare(ctx context.Context, req Request, info *wire.BashSessi
 		s.endLocked("")
 		s.lost = "restart ended the previous shell"
 	}
+	if s.sh != nil && s.sh.gone() {
+		s.endLocked("the shell ended after the previous command's reply")
+	}
 	if s.sh != nil && s.sh.policy != req.Policy {
 		s.endLocked(PolicyChanged)
 	}

@@ -41,3 +41,4 @@ func startShell(_ context.Context, dir string, _ Wrap, _ Fork, _ any, _ func(str
 
 func (p *shellProc) run(context.Context, *command) (ending, error) { return ending{}, ErrUnsupported }
 func (p *shellProc) end()                                          {}
+func (p *shellProc) gone() bool                                    { return true }

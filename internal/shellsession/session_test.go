@@ -75,3 +75,28 @@ func TestIdleEndsShell(t *testing.T) {
 		t.Fatalf("got %q %+v, want [] and notice %q", res.Stdout, res.Session, want)
 	}
 }
+
+// TestErrexitAndDeathBetweenCommands checks SPEC §6.7: under set -e a
+// command that ends non-zero ends the shell (set -e sees the status of the
+// eval that runs it) and the result says so; a shell that died between
+// commands is replaced, with the notice, before the next command.
+func TestErrexitAndDeathBetweenCommands(t *testing.T) {
+	m := NewManager(t.Logf)
+	defer m.Close()
+	dir := t.TempDir()
+	runIn(t, m, "e", dir, "set -e; X=1")
+	if out, _, _ := runIn(t, m, "e", dir, "echo $X; true"); out != "1\n" {
+		t.Fatalf("set -e with a zero status keeps the shell: %q", out)
+	}
+	res, err := m.Run(context.Background(), Request{Name: "e", Spec: shell.Spec{Command: "false", Dir: dir, Timeout: time.Minute}})
+	if err != nil || !res.Session.Ended || *res.ExitCode != 1 {
+		t.Fatalf("set -e; false: %v %+v", err, res.Session)
+	}
+	runIn(t, m, "e", dir, "sleep 0.2 && kill -9 $$ &")
+	time.Sleep(time.Second) // ordering: the job has killed the shell
+	res, err = m.Run(context.Background(), Request{Name: "e", Spec: shell.Spec{Command: "echo fresh", Dir: dir, Timeout: time.Minute}})
+	if err != nil || res.Stdout != "fresh\n" || !res.Session.Started ||
+		res.Session.Notice != "state was lost (the shell ended after the previous command's reply): this command ran in a new shell" {
+		t.Fatalf("after the shell died: %v %q %+v", err, res.Stdout, res.Session)
+	}
+}

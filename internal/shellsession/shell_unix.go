@@ -124,6 +124,17 @@ func (p *shellProc) readStatus() {
 	}
 }
 
+// gone reports whether the shell has exited (between two commands: a job
+// killed it, or set -e ended it after its status).
+func (p *shellProc) gone() bool {
+	select {
+	case <-p.g.Exited():
+		return true
+	default:
+		return false
+	}
+}
+
 // ending is how one command of a session ended.
 type ending struct {
 	rc      int
