@@ -118,7 +118,8 @@ func fixture(t *testing.T, dir string) {
 // TestDifferentialAgainstScript checks SPEC §6.7: 200 random command
 // sequences give, command by command, the same stdout, stderr and exit code
 // in a session as in one bash reading a script that delimits each command's
-// output (the oracle). Each sequence starts with reset, run by both.
+// output (the oracle). Each sequence starts with reset, run by both. A -race
+// or -short run does 50 sequences.
 func TestDifferentialAgainstScript(t *testing.T) {
 	seed := int64(48)
 	if s := os.Getenv("TOOLRPC_DIFF_SEED"); s != "" {
@@ -129,8 +130,8 @@ func TestDifferentialAgainstScript(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "w")
 	fixture(t, dir)
 	sequences, length := 200, 4
-	if testing.Short() {
-		sequences = 20
+	if testing.Short() || raceBuilt {
+		sequences = 50
 	}
 	var cmds []string
 	for n := 0; n < sequences; n++ {
