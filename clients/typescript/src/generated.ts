@@ -113,10 +113,11 @@ export interface ProcessReply {
   omittedBytes: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
@@ -165,7 +166,7 @@ export interface StreamInfo {
   chunks: number;
 }
 
-/** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
+/** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. With session (a name), commands run one after another in one long-lived bash: cd, export, functions, aliases, set/shopt options and a sourced venv persist, each command keeping every guarantee above; exit or exec ends the session (the result says state was lost), restart starts a fresh shell; at most 16 sessions. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
 export interface BashParams {
   /** the command, run with bash -c (minLength 1) */
   command: string;
@@ -177,6 +178,10 @@ export interface BashParams {
   stdin?: null | string;
   /** seconds (minimum 1, maximum 21600, default 60) */
   timeout?: null | number;
+  /** run in this named shell session; cd, export, functions, aliases, options and a sourced venv persist between its commands (pattern "^[A-Za-z0-9_.-]{1,32}$") */
+  session?: null | string;
+  /** end the session's shell first; the command runs in a fresh one */
+  restart?: boolean;
   workDoneToken?: string | number;
 }
 
@@ -196,15 +201,27 @@ export interface BashResult {
   durationMs: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
   };
   notice?: string;
+  session?: null | {
+    name: string;
+    /** this command started the session's shell */
+    started: boolean;
+    /** the shell is gone: the next command starts a new one */
+    ended: boolean;
+    /** what happened to the session's state, in words */
+    notice?: string;
+    /** output jobs of earlier commands wrote after their command's reply; discarded */
+    backgroundBytes?: number;
+  };
 }
 
 /** Params of tools/edit: Edits a text file by the line numbers of a Read or Grep result. Params: path; tag, the 4-hex tag that result gave (if the file changed since, the edit fails with STALE_TAG and the current tag); ops: [{op: "replace"|"insert"|"delete", start, end?, lines?}], line numbers of that version: replace swaps lines start..end (end defaults to start) for lines, delete removes start..end, insert puts lines after line start (0 = before the first line). Every line an op touches must have been shown whole by a Read or Grep content result; lines clipped at 16384 characters are not editable (LINE_NOT_VISIBLE names the lines). Ops may not overlap; at most 200 ops and 262144 bytes (256 KB) of ops per call. Applied all or nothing and atomically, keeping the file's line endings, final newline and mode; workspace and scratch files only (external roots are read-only). Returns the new tag and each changed region with 2 lines of context in Read's format (at most 4000 lines / 128 KB); those lines can be edited again without a new Read. */
@@ -353,10 +370,11 @@ export interface ProcessReadResult {
   omittedBytes: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
@@ -409,10 +427,11 @@ export interface ProcessSignalResult {
   omittedBytes: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
@@ -474,10 +493,11 @@ export interface ProcessStartResult {
   omittedBytes: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
@@ -530,10 +550,11 @@ export interface ProcessWriteResult {
   omittedBytes: number;
   sandbox?: null | {
     denied: {
-      /** write, read, connect or exec */
+      /** write, read, connect, exec or syscall */
       op: string;
       path?: string;
       addr?: string;
+      call?: string;
     }[];
     notice: string;
     changed?: string[];
