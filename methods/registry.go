@@ -23,6 +23,12 @@ type Method struct {
 	// generated from its wire type; nil for the methods tools/list does not
 	// list but those a host calls with typed params (sandbox/update).
 	OutputSchema json.RawMessage
+	// Family is the tool family of a dialect tool (SPEC §16); "" is
+	// toolrpc's own.
+	Family string
+	// ModelName is a dialect tool's name in its family
+	// ("str_replace_based_edit_tool"); "" for toolrpc's own.
+	ModelName string
 	// Call runs one request against the session.
 	Call func(ctx context.Context, s *Session, call *rpc.Call) (any, error)
 }
@@ -38,6 +44,7 @@ func init() {
 	table = []Method{
 		compactMethod(),
 		loadMethod(),
+		applyPatchMethod(),
 		sandboxUpdateMethod(),
 		bashMethod(),
 		editMethod(),

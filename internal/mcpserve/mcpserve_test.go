@@ -74,7 +74,7 @@ func decodeResult(t *testing.T, tool, result string) any {
 }
 
 func TestToolsHaveFacesAndValidSchemas(t *testing.T) {
-	ts, ms := tools()
+	ts, ms := tools(nil)
 	require.Len(t, ts, len(faces), "every tool method has a face and every face a method")
 	for i, tool := range ts {
 		require.Equal(t, toolName(ms[i].Name), tool.Name)
@@ -235,7 +235,7 @@ func FuzzCancelFilter(f *testing.F) {
 // TestToolsSpeakMCP: MCP descriptions name tools and progress in MCP's
 // words, never LSP's.
 func TestToolsSpeakMCP(t *testing.T) {
-	ts, _ := tools()
+	ts, _ := tools(nil)
 	for _, tool := range ts {
 		for _, lsp := range []string{"$/progress", "workDoneToken", "tools/"} {
 			require.NotContains(t, tool.Description, lsp, tool.Name)

@@ -1,0 +1,90 @@
+package patch
+
+import "strings"
+
+// Tolerance is how loosely a hunk's lines matched the file's.
+type Tolerance int
+
+// The tolerances, in the order they are tried: each is tried over the
+// whole search range only when every stricter one found nothing.
+const (
+	Exact         Tolerance = iota // byte for byte (line endings aside)
+	TrailingSpace                  // ignoring trailing whitespace
+	Indent                         // ignoring leading and trailing whitespace
+	Punctuation                    // also reading Unicode dashes, quotes and spaces as ASCII
+)
+
+// String names the tolerance as results report it.
+func (t Tolerance) String() string {
+	switch t {
+	case Exact:
+		return "exact"
+	case TrailingSpace:
+		return "ignoring trailing whitespace"
+	case Indent:
+		return "ignoring indentation and trailing whitespace"
+	case Punctuation:
+		return "ignoring whitespace and reading Unicode punctuation as ASCII"
+	}
+	return "unknown"
+}
+
+// normalizers are the line comparisons of each tolerance, in order.
+var normalizers = [...]func(string) string{
+	Exact:         func(s string) string { return s },
+	TrailingSpace: func(s string) string { return strings.TrimRight(s, " \t\r\n\v\f") },
+	Indent:        strings.TrimSpace,
+	Punctuation:   asciiPunct,
+}
+
+// asciiPunct trims s and maps Unicode dashes, quotes and spaces to ASCII.
+func asciiPunct(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
+			return '-'
+		case '\u2018', '\u2019', '\u201A', '\u201B':
+			return '\''
+		case '\u201C', '\u201D', '\u201E', '\u201F':
+			return '"'
+		case '\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+}
+
+// Seek returns the first index at or after start where pattern occurs in
+// lines, with the loosest tolerance it needed; ok is false when no
+// tolerance finds it. With eof the pattern must end at the last line. An
+// empty pattern matches at start.
+func Seek(lines, pattern []string, start int, eof bool) (at int, tol Tolerance, ok bool) {
+	if len(pattern) == 0 {
+		return start, Exact, true
+	}
+	last := len(lines) - len(pattern)
+	if last < 0 {
+		return 0, Exact, false
+	}
+	if eof {
+		start = last
+	}
+	for t, norm := range normalizers {
+		for i := max(start, 0); i <= last; i++ {
+			if matchAt(lines[i:i+len(pattern)], pattern, norm) {
+				return i, Tolerance(t), true
+			}
+		}
+	}
+	return 0, Exact, false
+}
+
+// matchAt reports whether lines equal pattern under norm.
+func matchAt(lines, pattern []string, norm func(string) string) bool {
+	for j, p := range pattern {
+		if norm(lines[j]) != norm(p) {
+			return false
+		}
+	}
+	return true
+}
