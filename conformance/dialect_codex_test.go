@@ -299,4 +299,3 @@ func generatedPatchCases(n int) []patchCase {
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].name < cases[j].name })
 	return cases
 }
-

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"github.com/toolrpc/toolrpc/methods"
 	"context"
 	"flag"
 	"fmt"
+	"github.com/toolrpc/toolrpc/methods"
 	"io"
 	"os"
 	"os/signal"
