@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,8 +31,8 @@ func applyPatchMethod() Method {
 
 func applyPatchCall(ctx context.Context, s *Session, call *rpc.Call) DialectReply {
 	var p wire.ApplyPatchParams
-	if err := call.Decode(&p); err != nil {
-		return patchFailed(err)
+	if err := json.Unmarshal(call.Params, &p); err != nil { // lenient: models add fields
+		return patchFailed(rpc.Errorf(rpc.InvalidArgument, "apply_patch: bad input: %v", err))
 	}
 	pt, err := patchOf(p)
 	if err != nil {

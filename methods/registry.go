@@ -42,6 +42,7 @@ var (
 
 func init() {
 	table = []Method{
+		editorMethod(),
 		compactMethod(),
 		loadMethod(),
 		applyPatchMethod(),

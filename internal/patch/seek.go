@@ -88,3 +88,12 @@ func matchAt(lines, pattern []string, norm func(string) string) bool {
 	}
 	return true
 }
+
+// MatchesAt reports whether pattern occurs in lines at index at under
+// tolerance tol.
+func MatchesAt(lines, pattern []string, at int, tol Tolerance) bool {
+	if at < 0 || at+len(pattern) > len(lines) || tol < Exact || int(tol) >= len(normalizers) {
+		return false
+	}
+	return matchAt(lines[at:at+len(pattern)], pattern, normalizers[tol])
+}
