@@ -42,10 +42,12 @@ var (
 
 func init() {
 	table = []Method{
+		anthropicBashMethod(),
 		editorMethod(),
 		compactMethod(),
 		loadMethod(),
 		applyPatchMethod(),
+		openAIShellMethod(),
 		sandboxUpdateMethod(),
 		bashMethod(),
 		editMethod(),

@@ -58,10 +58,15 @@ type ToolResult struct {
 // ShellParams is openai/shell's params: a shell_call's action (or the
 // shell_call item, whose action it reads).
 type ShellParams struct {
-	Commands        []string     `json:"commands,omitempty"`
-	TimeoutMs       *int         `json:"timeout_ms,omitempty"`
-	MaxOutputLength *int         `json:"max_output_length,omitempty"`
-	Action          *ShellParams `json:"action,omitempty"`
+	ShellAction
+	Action *ShellAction `json:"action,omitempty" jsonschema:"the shell_call's action, when the whole item is sent"`
+}
+
+// ShellAction is a shell_call's action.
+type ShellAction struct {
+	Commands        []string `json:"commands,omitempty" jsonschema:"commands run one after another, each with bash -c"`
+	TimeoutMs       *int     `json:"timeout_ms,omitempty" jsonschema:"each command's timeout in milliseconds"`
+	MaxOutputLength *int     `json:"max_output_length,omitempty" jsonschema:"the most characters kept of each stream of each command"`
 }
 
 // ShellResult is openai/shell's result: a shell_call_output's output, one
