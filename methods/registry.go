@@ -46,6 +46,9 @@ func init() {
 		editorMethod(),
 		compactMethod(),
 		loadMethod(),
+	}
+	table = append(table, geminiMethods()...) // gemini/*, sorted
+	table = append(table, []Method{
 		applyPatchMethod(),
 		openAIShellMethod(),
 		sandboxUpdateMethod(),
@@ -61,7 +64,7 @@ func init() {
 		processWriteMethod(),
 		readMethod(),
 		writeMethod(),
-	}
+	}...)
 	byName = make(map[string]Method, len(table))
 	for i, m := range table {
 		if _, dup := byName[m.Name]; dup || i > 0 && table[i-1].Name >= m.Name {
