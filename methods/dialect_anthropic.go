@@ -158,15 +158,17 @@ func editorViewDir(s *Session, rp roots.Path) DialectReply {
 	}
 	walk(rp.Abs, rp.Display, 1)
 	sort.Strings(out)
-	more := 0
-	if len(out) > limits.SearchBudgetLines {
-		more, out = len(out)-limits.SearchBudgetLines, out[:limits.SearchBudgetLines]
+	return toolReply{Content: fmt.Sprintf("Here's the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s\n", rp.Display, entryList(out))}
+}
+
+// entryList joins a listing's entries, one a line, at most
+// limits.SearchBudgetLines of them, then a marker counting the others.
+func entryList(entries []string) string {
+	if len(entries) <= limits.SearchBudgetLines {
+		return strings.Join(entries, "\n")
 	}
-	text := fmt.Sprintf("Here's the files and directories up to 2 levels deep in %s, excluding hidden items:\n%s\n", rp.Display, strings.Join(out, "\n"))
-	if more > 0 {
-		text += fmt.Sprintf("[... %d more entries not shown]\n", more)
-	}
-	return toolReply{Content: text}
+	return strings.Join(entries[:limits.SearchBudgetLines], "\n") +
+		fmt.Sprintf("\n[... %d more entries not shown, of %d]", len(entries)-limits.SearchBudgetLines, len(entries))
 }
 
 // editorCreate is create: the file's whole text, atomically.

@@ -317,14 +317,5 @@ func geminiList(_ context.Context, s *Session, p wire.GeminiParams, _ json.RawMe
 	}
 	sort.Strings(dirs)
 	sort.Strings(files)
-	all := append(dirs, files...)
-	more := 0
-	if len(all) > limits.SearchBudgetLines {
-		more, all = len(all)-limits.SearchBudgetLines, all[:limits.SearchBudgetLines]
-	}
-	text := fmt.Sprintf("Directory listing for %s:\n%s", rp.Display, strings.Join(all, "\n"))
-	if more > 0 {
-		text += fmt.Sprintf("\n[... %d more entries not shown]", more)
-	}
-	return geminiReply{Output: text}
+	return geminiReply{Output: fmt.Sprintf("Directory listing for %s:\n%s", rp.Display, entryList(append(dirs, files...)))}
 }
