@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,7 +58,7 @@ func TestToolsetOffersTheNamedFamilies(t *testing.T) {
 
 	names, _ = listedTools(t, start(t, withToolset([]string{"openai", "toolrpc"})))
 	require.Equal(t, "openai/apply_patch", names[0])
-	require.Equal(t, "openai/shell", names[1])
+	require.Equal(t, []string{"openai/apply_patch", "openai/exec_command", "openai/shell", "openai/write_stdin"}, names[:4])
 	require.Contains(t, names, "tools/read")
 
 	names, models = listedTools(t, start(t, withArgs("--toolset", "gemini")))
@@ -273,4 +275,21 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestCodexExecCommandRunsOnProcesses checks SPEC §16's exec_command and
+// write_stdin: a command still running after yield_time_ms answers with a
+// session ID (a §13 process); write_stdin writes to it and, once it exits,
+// answers with its exit code and output, in Codex's text.
+func TestCodexExecCommandRunsOnProcesses(t *testing.T) {
+	s := start(t)
+	var r struct {
+		Output string `json:"output"`
+	}
+	require.NoError(t, json.Unmarshal(s.call(t, "openai/exec_command", map[string]any{"cmd": "read x; echo got $x", "yield_time_ms": 200}), &r))
+	m := regexp.MustCompile(`(?m)^Process running with session ID (\d+)$`).FindStringSubmatch(r.Output)
+	require.NotNil(t, m, r.Output)
+	id, _ := strconv.Atoi(m[1])
+	require.NoError(t, json.Unmarshal(s.call(t, "openai/write_stdin", map[string]any{"session_id": id, "chars": "hello\n", "yield_time_ms": 10000}), &r))
+	require.Regexp(t, `^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\ngot hello\n$`, r.Output)
 }

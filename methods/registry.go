@@ -50,7 +50,9 @@ func init() {
 	table = append(table, geminiMethods()...) // gemini/*, sorted
 	table = append(table, []Method{
 		applyPatchMethod(),
+		execCommandMethod(),
 		openAIShellMethod(),
+		writeStdinMethod(),
 		sandboxUpdateMethod(),
 		bashMethod(),
 		editMethod(),

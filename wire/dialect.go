@@ -119,3 +119,28 @@ type GeminiResult struct {
 	Output string `json:"output,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
+
+// ExecCommandParams is openai/exec_command's params: Codex's exec_command
+// arguments.
+type ExecCommandParams struct {
+	Cmd             string `json:"cmd"`
+	Workdir         string `json:"workdir,omitempty"`
+	Tty             bool   `json:"tty,omitempty"`
+	YieldTimeMs     *int64 `json:"yield_time_ms,omitempty" jsonschema:"how long to wait for the command before answering (default 10000)"`
+	MaxOutputTokens *int   `json:"max_output_tokens,omitempty"`
+}
+
+// WriteStdinParams is openai/write_stdin's params: Codex's write_stdin
+// arguments.
+type WriteStdinParams struct {
+	SessionID       int64  `json:"session_id"`
+	Chars           string `json:"chars,omitempty" jsonschema:"text written to the process's stdin (empty: only poll)"`
+	YieldTimeMs     *int64 `json:"yield_time_ms,omitempty" jsonschema:"how long to wait for output before answering (default 250)"`
+	MaxOutputTokens *int   `json:"max_output_tokens,omitempty"`
+}
+
+// ExecResult is openai/exec_command's and openai/write_stdin's result: the
+// function_call_output's output text.
+type ExecResult struct {
+	Output string `json:"output"`
+}

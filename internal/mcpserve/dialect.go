@@ -8,8 +8,10 @@ import (
 
 // dialectFaces maps each dialect tool method (SPEC §16) to its MCP face.
 var dialectFaces = map[string]toolFace{
-	"openai/apply_patch": {title: "Apply a patch", destructive: true},
-	"openai/shell":       {title: "Run shell commands", destructive: true, openWorld: true},
+	"openai/apply_patch":  {title: "Apply a patch", destructive: true},
+	"openai/shell":        {title: "Run shell commands", destructive: true, openWorld: true},
+	"openai/exec_command": {title: "Start a command", destructive: true, openWorld: true},
+	"openai/write_stdin":  {title: "Write to a command", destructive: true, openWorld: true},
 
 	"anthropic/str_replace_based_edit_tool": {title: "View and edit files", destructive: true},
 	"anthropic/bash":                        {title: "Run a shell command", destructive: true, openWorld: true},
