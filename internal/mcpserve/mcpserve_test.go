@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -240,5 +241,18 @@ func TestToolsSpeakMCP(t *testing.T) {
 		for _, lsp := range []string{"$/progress", "workDoneToken", "tools/"} {
 			require.NotContains(t, tool.Description, lsp, tool.Name)
 		}
+	}
+}
+
+// TestEveryDialectToolHasAFace checks SPEC §16 on the MCP face: with every
+// family listed, each dialect tool is offered under its model name, with a
+// face and no outputSchema (its result is the text the model reads).
+func TestEveryDialectToolHasAFace(t *testing.T) {
+	ts, ms := tools(methods.Toolset{methods.Anthropic, methods.OpenAI, methods.Gemini})
+	require.Len(t, ts, len(dialectFaces))
+	for i, tool := range ts {
+		require.Equal(t, ms[i].ModelName, tool.Name)
+		require.Contains(t, dialectFaces, ms[i].Name)
+		require.Nil(t, tool.OutputSchema, tool.Name)
 	}
 }
