@@ -65,10 +65,6 @@ func TestToolsetOffersTheNamedFamilies(t *testing.T) {
 	require.Len(t, names, 7)
 	require.Equal(t, []string{"glob", "grep_search", "list_directory", "read_file", "replace", "run_shell_command", "write_file"}, models)
 
-	names, _ = listedTools(t, start(t))
-	require.Contains(t, names, "tools/edit")
-	require.NotContains(t, names, "openai/apply_patch", "the default toolset is toolrpc's own")
-
 	s := start(t, withoutInitialize())
 	_, e := s.request(t, "initialize", map[string]any{"rootUri": "file://" + s.Root,
 		"initializationOptions": map[string]any{"dataDir": s.DataDir, "toolset": "cobol"}})

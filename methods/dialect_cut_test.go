@@ -40,4 +40,3 @@ func FuzzMaxOutputCut(f *testing.F) {
 		}
 	})
 }
-
