@@ -89,14 +89,16 @@ func TestMCPToolsetListsModelNames(t *testing.T) {
 }
 
 // TestApplyPatchChangesNoFileWhenAHunkFails checks SPEC §16's all or
-// nothing: the first section applies in memory, the second's hunk fails,
-// and neither file changes; the output names hunk, file and patch line.
+// nothing: the first section applies in memory, a later hunk fails, and
+// no file changes; the output names hunk, file and patch line, and shows
+// the closest lines of the file as the patch had made it.
 func TestApplyPatchChangesNoFileWhenAHunkFails(t *testing.T) {
 	s := start(t)
 	writeTree(t, s.Root, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	res := decode[applyPatchReply](t, s.call(t, "openai/apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Delete File: b.txt\n*** Add File: c.txt\n+c\n*** Update File: a.txt\n@@\n-zzz\n+y\n*** End Patch"}))
 	require.Equal(t, "failed", res.Status)
-	require.Equal(t, "Error: hunk 1 of a.txt (patch line 10): Failed to find expected lines in a.txt:\nzzz\nNo file was changed.", res.Output)
+	require.Equal(t, "Error: hunk 1 of a.txt (patch line 10): Failed to find expected lines in a.txt:\nzzz\n"+
+		"The closest lines in the file (1-1):\n     1\tA\nNo file was changed.", res.Output)
 	require.Equal(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, readTree(t, s.Root))
 }
 

@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/toolrpc/toolrpc/limits"
 )
 
 // Match is one hunk line sequence (or @@ anchor) found only with a
@@ -27,13 +29,24 @@ type HunkError struct {
 	Chunk int
 	Line  int
 	Msg   string
+	// Closest are the file's lines closest to the lines not found (at most
+	// limits.DialectClosestLines), from file line ClosestFrom (1-based).
+	Closest     []string
+	ClosestFrom int
 }
 
 func (e *HunkError) Error() string {
+	msg := fmt.Sprintf("hunk %d of %s (patch line %d): %s", e.Chunk, e.Path, e.Line, e.Msg)
 	if e.Chunk == 0 {
-		return fmt.Sprintf("%s (patch line %d): %s", e.Path, e.Line, e.Msg)
+		msg = fmt.Sprintf("%s (patch line %d): %s", e.Path, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("hunk %d of %s (patch line %d): %s", e.Chunk, e.Path, e.Line, e.Msg)
+	if len(e.Closest) > 0 {
+		msg += fmt.Sprintf("\nThe closest lines in the file (%d-%d):", e.ClosestFrom, e.ClosestFrom+len(e.Closest)-1)
+		for i, l := range e.Closest {
+			msg += fmt.Sprintf("\n%6d\t%s", e.ClosestFrom+i, l)
+		}
+	}
+	return msg
 }
 
 // lines is a text split into lines, each with its own ending ("\n",
@@ -129,8 +142,9 @@ func ApplyChunks(text, name string, chunks []Chunk) (string, []Match, error) {
 			at, tol, ok = Seek(l.text, pattern, idx, c.EOF)
 		}
 		if !ok {
+			from, near := Closest(l.text, c.Old, limits.DialectClosestLines)
 			return "", nil, &HunkError{Path: name, Chunk: ci + 1, Line: c.Line,
-				Msg: fmt.Sprintf("Failed to find expected lines in %s:\n%s", name, strings.Join(c.Old, "\n"))}
+				Msg: fmt.Sprintf("Failed to find expected lines in %s:\n%s", name, strings.Join(c.Old, "\n")), Closest: near, ClosestFrom: from}
 		}
 		if tol != Exact {
 			matches = append(matches, Match{Chunk: ci + 1, Line: at + 1, Tol: tol})

@@ -107,53 +107,9 @@ func splitLines(text string) (lines []string, offs []int) {
 }
 
 // Closest returns the 1-based first line of the n-line window of text
-// most like old's first lines (most lines equal after trimming
-// whitespace, then most shared characters), and the window's lines; none
-// when text is empty.
+// most like old's first lines, and the window's lines (patch.Closest).
 func Closest(text, old string, n int) (first int, window []string) {
 	lines, _ := splitLines(text)
 	want, _ := splitLines(old)
-	if len(lines) == 0 || n <= 0 {
-		return 0, nil
-	}
-	if len(want) > n {
-		want = want[:n]
-	}
-	best, bestScore := 0, -1
-	for i := range lines {
-		score := 0
-		for j, w := range want {
-			if i+j >= len(lines) {
-				break
-			}
-			score += likeness(lines[i+j], w)
-		}
-		if score > bestScore {
-			best, bestScore = i, score
-		}
-	}
-	end := min(best+n, len(lines))
-	return best + 1, lines[best:end]
-}
-
-// likeness scores how alike two lines are: a trimmed-equal line scores
-// above any partial one; else the length of their common prefix and suffix
-// after trimming.
-func likeness(a, b string) int {
-	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-	if a == b {
-		if a == "" {
-			return 1
-		}
-		return 1000 + len(a)
-	}
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	return p + s
+	return patch.Closest(lines, want, n)
 }
