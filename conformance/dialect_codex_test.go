@@ -50,7 +50,7 @@ func codexBinary(t *testing.T) string {
 // toolrpc changes nothing and its output names the failing hunk.
 func TestApplyPatchMatchesCodex(t *testing.T) {
 	codex := codexBinary(t)
-	cases := append(handPatchCases(), generatedPatchCases(40)...)
+	cases := append(handPatchCases(), generatedPatchCases(28)...)
 	agreed, failedBoth, halfApplied := 0, 0, 0
 	// One server for the corpus: each case's tree is a folder of its root,
 	// and the patch toolrpc gets names its paths in that folder.
