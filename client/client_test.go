@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -316,4 +317,25 @@ func TestCall_ReplyThenEnd(t *testing.T) {
 		require.Equal(t, []string{"x"}, res, "iteration %d", i)
 		c.Kill()
 	}
+}
+
+// TestBash_Session: the Go client passes session and restart (SPEC §6.7)
+// and decodes the result's session.
+func TestBash_Session(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell sessions need a Unix bash")
+	}
+	c, _, _ := start(t, nil)
+	ctx := context.Background()
+	name := "go"
+	_, err := c.Bash(ctx, wire.BashParams{Command: "cd /tmp; X=kept", Session: &name})
+	require.NoError(t, err)
+	res, err := c.Bash(ctx, wire.BashParams{Command: "echo $PWD $X", Session: &name})
+	require.NoError(t, err)
+	require.Equal(t, "/tmp kept\n", res.Stdout)
+	require.Equal(t, &wire.BashSession{Name: name}, res.Session)
+	res, err = c.Bash(ctx, wire.BashParams{Command: "echo \"[$X]\"", Session: &name, Restart: true})
+	require.NoError(t, err)
+	require.Equal(t, "[]\n", res.Stdout)
+	require.True(t, res.Session.Started)
 }

@@ -33,16 +33,21 @@ func bashMethod() Method {
 				"Each stream is captured up to %dKB / %d lines; a cut stream's captured copy (at most %dKB) is saved to a spill file "+
 				"the marker names, for Grep or Read with offset/limit. Output streams as "+f.Progress()+", "+
 				"in full up to %dKB per stream, then at most %d chunks a second of the latest output. "+
+				"With session (a name), commands run one after another in one long-lived bash: cd, export, functions, aliases, "+
+				"set/shopt options and a sourced venv persist, each command keeping every guarantee above; exit or exec ends the "+
+				"session (the result says state was lost), restart starts a fresh shell; at most %d sessions. "+
 				"Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged.",
 				limits.BashDefaultTimeoutSeconds, limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds,
 				limits.ShellBudgetLines, limits.ShellBudgetBytes/limits.KB, limits.ShellErrBudgetLines, limits.ShellErrBudgetBytes/limits.KB,
 				limits.CaptureMaxBytes/limits.KB, limits.CaptureMaxLines, limits.SpillMaxBytes/limits.KB,
-				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond)
+				limits.StreamFullBytes/limits.KB, limits.StreamThrottledChunksPerSecond,
+				limits.ShellSessionsMax)
 		},
 		InputSchema: wire.InputSchema[wire.BashParams](func(p wire.Props) {
 			p["command"].MinLength = wire.Ptr(1)
 			wire.Default(wire.Range(p["timeout"], limits.BashMinTimeoutSeconds, limits.BashMaxTimeoutSeconds), limits.BashDefaultTimeoutSeconds)
 			p["workDoneToken"].Types = []string{"string", "integer"}
+			p["session"].Pattern = wire.SessionNamePattern
 		}),
 		OutputSchema: wire.OutputSchema[wire.BashResult](nil),
 		Call:         bashCall,
@@ -57,6 +62,9 @@ type bashRun struct {
 	stdin   *string
 	timeout time.Duration
 	token   json.RawMessage
+	session string // "" without a session (SPEC §6.7)
+	restart bool
+	cwd     bool // the call named cwd
 }
 
 func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
@@ -87,6 +95,10 @@ func bashDecode(s *Session, call *rpc.Call) (*bashRun, error) {
 		}
 		r.token = tok
 	}
+	if err := bashSessionDecode(r, &p); err != nil {
+		return nil, err
+	}
+	r.cwd = p.Cwd != nil
 	var err error
 	if r.env, err = bashEnv("bash", p.Env); err != nil {
 		return nil, err
@@ -143,14 +155,20 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)
 	}
 	changed := pol.Watch()
-	res, err := shell.Run(ctx, shell.Spec{
+	spec := shell.Spec{
 		Wrap:    wrap,
 		Fork:    pol.Fork(),
 		Command: r.command, Dir: r.dir, Env: r.env, Stdin: r.stdin, Timeout: r.timeout,
 		Progress: func(c capture.Chunk) error { return call.Progress(r.token, c) },
 		Spill:    s.Scratch,
 		Logf:     s.Logf,
-	})
+	}
+	var res *wire.BashResult
+	if r.session != "" {
+		res, err = bashSessionRun(ctx, s, r, spec, pol)
+	} else {
+		res, err = shell.Run(ctx, spec)
+	}
 	var timeout *shell.TimeoutError
 	var cancelled *shell.CancelledError
 	var setup *sandbox.SetupError

@@ -6,11 +6,14 @@ package methods
 func StartSession(s *Session) { startScratch(s) }
 
 // CloseSession does what shutdown does in LSP mode once every call of the
-// session has returned: it kills the session's processes, drops the file tables, stops the content index
+// session has returned: it kills the session's processes and shell sessions, drops the file tables, stops the content index
 // workers (a build stays resumable), ends the progress shown of their builds, removes the session's scratch dir
 // and retires the sandbox's confined thread.
 func CloseSession(s *Session) {
 	s.Processes.Close()
+	if s.Shells != nil {
+		s.Shells.Close()
+	}
 	s.Sandbox().Close() // after the processes: its thread ends once they are reaped
 	s.Files.Close()
 	s.Index.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -21,6 +22,7 @@ import (
 	"github.com/toolrpc/toolrpc/internal/sandbox"
 	"github.com/toolrpc/toolrpc/internal/search"
 	"github.com/toolrpc/toolrpc/internal/sessionconf"
+	"github.com/toolrpc/toolrpc/internal/shellsession"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/limits"
 	"github.com/toolrpc/toolrpc/rpc"
@@ -86,6 +88,9 @@ type Session struct {
 	Logf logging.Logf
 	// Processes are the session's processes (SPEC §13); CloseSession kills them.
 	Processes *process.Table
+	// Shells are the named shell sessions of tools/bash (SPEC §6.7);
+	// CloseSession ends them.
+	Shells *shellsession.Manager
 	// Progress shows the builds of Files and Index to the client (nil:
 	// nobody to show them to).
 	Progress *progress.Reporter
@@ -125,6 +130,9 @@ func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
 	old := s.sandbox
 	s.sandbox = pol
 	s.sandboxMu.Unlock()
+	if old != nil && s.Shells != nil && !reflect.DeepEqual(old.State(), pol.State()) {
+		s.Shells.EndAll(shellsession.PolicyChanged)
+	}
 	old.Close() // its thread ends once the commands it forked are reaped
 	return pol, nil
 }
@@ -190,6 +198,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
 		Files: files, Logf: logf, Face: cfg.Face, Toolset: ts, Progress: cfg.Progress, Resume: &search.Resumes{},
 		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
+		Shells:    shellsession.NewManager(logf),
 	}, nil
 }
 

@@ -183,7 +183,7 @@ func moreRows() []scenario {
 		{name: "start-up to initialize reply", driven: drivenFresh, unit: "ms", run: startup},
 		{name: "harness self-check: `rg -c " + patCount + "` timed here vs by hyperfine", driven: "peer only", unit: "ms", goal: goal{kind: ratioWithin, lo: 0.8, limit: 1.25},
 			peer: "hyperfine -N", bins: []string{"rg", "hyperfine"}, run: hyperfineCheck},
-	}, append(append(append(processRowsAll(), sandboxRows()...), indexScenarios()...), encodingScenarios()...)...)
+	}, append(append(append(append(processRowsAll(), sessionRows()...), sandboxRows()...), indexScenarios()...), encodingScenarios()...)...)
 }
 
 // runPeer runs argv in dir and returns its wall time and stdout. rg's

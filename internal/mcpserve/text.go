@@ -85,7 +85,8 @@ func renderGlob(r wire.GlobResult) string {
 }
 
 // renderBash writes stdout, then stderr after a "[stderr]" line, each with
-// its §6.2 marker (which names the spill file), then how the command ended.
+// its §6.2 marker (which names the spill file), then how the command ended
+// and, in a session, what happened to its state (SPEC §6.7).
 func renderBash(r *wire.BashResult) string {
 	var b strings.Builder
 	b.WriteString(r.Stdout)
@@ -104,6 +105,9 @@ func renderBash(r *wire.BashResult) string {
 		b.WriteString("[killed by " + r.Signal + "]")
 	case r.ExitCode != nil:
 		b.WriteString("[exit code " + strconv.Itoa(*r.ExitCode) + "]")
+	}
+	if r.Session != nil && r.Session.Notice != "" {
+		b.WriteString("\n[session " + r.Session.Name + ": " + r.Session.Notice + "]")
 	}
 	return b.String()
 }

@@ -70,6 +70,12 @@ func Run(ctx context.Context, spec Spec) (*wire.BashResult, error) {
 	if err != nil && end == exited {
 		return nil, err
 	}
+	return r.result(spec, st, start), end.err(ctx, spec.Timeout)
+}
+
+// result is the BashResult of a run whose shell ended with st, its streams
+// closed: each cut (and spilled) as SPEC §6 says.
+func (r *run) result(spec Spec, st procgroup.Status, start time.Time) *wire.BashResult {
 	out, errs := r.stdout.result(spec, r.tool), r.stderr.result(spec, r.tool)
 	res := &wire.BashResult{
 		Signal: st.Signal, Stdout: out.Text, Stderr: errs.Text, Truncated: out.Truncated || errs.Truncated,
@@ -79,7 +85,7 @@ func Run(ctx context.Context, spec Spec) (*wire.BashResult, error) {
 		code := st.ExitCode
 		res.ExitCode = &code
 	}
-	return res, end.err(ctx, spec.Timeout)
+	return res
 }
 
 // run holds one Run's two captured outputs.

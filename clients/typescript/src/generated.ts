@@ -164,7 +164,7 @@ export interface StreamInfo {
   chunks: number;
 }
 
-/** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
+/** Params of tools/bash: Runs command with bash -c in cwd (inside the workspace), stdin from the stdin param or /dev/null, PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0. timeout is in seconds, default 60, allowed 1..21600; on timeout or cancel the whole process tree is killed and the error's data holds the partial result. stdout keeps its head: at most 4000 lines / 96KB, then a marker; stderr keeps its tail: at most 4000 lines / 96KB after a marker. Each stream is captured up to 512KB / 200000 lines; a cut stream's captured copy (at most 512KB) is saved to a spill file the marker names, for Grep or Read with offset/limit. Output streams as $/progress chunks (token: workDoneToken, else the request id), in full up to 1024KB per stream, then at most 4 chunks a second of the latest output. With session (a name), commands run one after another in one long-lived bash: cd, export, functions, aliases, set/shopt options and a sourced venv persist, each command keeping every guarantee above; exit or exec ends the session (the result says state was lost), restart starts a fresh shell; at most 16 sessions. Prefer Read, Grep and Glob over cat, grep and find: their results are bounded and paged. */
 export interface BashParams {
   /** the command, run with bash -c (minLength 1) */
   command: string;
@@ -176,6 +176,10 @@ export interface BashParams {
   stdin?: null | string;
   /** seconds (minimum 1, maximum 21600, default 60) */
   timeout?: null | number;
+  /** run in this named shell session; cd, export, functions, aliases, options and a sourced venv persist between its commands (pattern "^[A-Za-z0-9_.-]{1,32}$") */
+  session?: null | string;
+  /** end the session's shell first; the command runs in a fresh one */
+  restart?: boolean;
   workDoneToken?: string | number;
 }
 
@@ -202,6 +206,17 @@ export interface BashResult {
     }[];
     notice: string;
     changed?: string[];
+  };
+  session?: null | {
+    name: string;
+    /** this command started the session's shell */
+    started: boolean;
+    /** the shell is gone: the next command starts a new one */
+    ended: boolean;
+    /** what happened to the session's state, in words */
+    notice?: string;
+    /** output jobs of earlier commands wrote after their command's reply; discarded */
+    backgroundBytes?: number;
   };
 }
 

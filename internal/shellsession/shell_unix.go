@@ -1,0 +1,327 @@
+//go:build unix
+
+package shellsession
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolrpc/toolrpc/internal/shell"
+	"github.com/toolrpc/toolrpc/limits"
+	"github.com/toolrpc/toolrpc/procgroup"
+	"golang.org/x/sys/unix"
+)
+
+// shellProc is one running shell of a session and the plumbing it reads
+// and writes: the control fifo it reads its script from, the status fifo it
+// reports on, and the fifos of jobs that outlived their command.
+type shellProc struct {
+	g        *procgroup.Group
+	dir      string   // private directory of the fifos
+	ctl      *os.File // the server's end of the control fifo
+	st       *os.File // the status fifo's read end
+	stHold   *os.File // a write end the server holds, so st never reaches EOF
+	lines    chan string
+	seq      int
+	policy   any
+	firstDir string
+	bg       bgCount
+	lingers  []*outFifo // fifos a job still held after its command's status
+	cookies  []string   // cookies of commands that left a job
+	log      *logLines
+	endOnce  sync.Once
+}
+
+// startShell starts a session's shell in dir under the sandbox's wrap and
+// fork (nil: unconfined), and returns it once it reported ready.
+func startShell(ctx context.Context, dir string, wrap func(string, []string, *syscall.SysProcAttr) (string, []string),
+	fork func(func() error) (func(), error), policy any, logf func(string, ...any)) (*shellProc, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, fmt.Errorf("shell sessions need bash: %w", err)
+	}
+	priv, err := os.MkdirTemp("", "toolrpc-sh-")
+	if err != nil {
+		return nil, err
+	}
+	p := &shellProc{dir: priv, policy: policy, firstDir: dir, lines: make(chan string, 4), log: &logLines{logf: logf}}
+	if err := p.openFifos(); err != nil {
+		p.close()
+		return nil, err
+	}
+	token := newToken()
+	if _, err := p.ctl.WriteString(bootstrap(dir, filepath.Join(priv, "st"), token)); err != nil {
+		p.close()
+		return nil, err
+	}
+	// The script's name is "bash", so the shell's messages read as bash's
+	// ("bash: line 3: cd: x: No such file or directory").
+	p.g, err = shell.Start(ctx, procgroup.Spec{
+		Command: "cd -- " + quote(priv) + " && exec " + quote(bash) + " --norc --noprofile bash",
+		Dir:     dir, Stdout: p.log, Stderr: p.log, Wrap: wrap, Fork: fork,
+	})
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	go p.readStatus()
+	timer := time.NewTimer(limits.ShellSessionStart)
+	defer timer.Stop()
+	select {
+	case line := <-p.lines:
+		if tok, _, _ := strings.Cut(line, " "); tok == token {
+			return p, nil
+		}
+		err = fmt.Errorf("shell session: unexpected status %q", line)
+	case <-p.g.Exited():
+		err = fmt.Errorf("shell session: the shell exited at start: %s", p.log.last())
+	case <-timer.C:
+		err = fmt.Errorf("shell session: the shell did not start within %s", limits.ShellSessionStart)
+	case <-ctx.Done():
+		err = &shell.CancelledError{Cause: ctx.Err()}
+	}
+	p.end()
+	return nil, err
+}
+
+// openFifos makes the control fifo (named bash) and the status fifo.
+func (p *shellProc) openFifos() error {
+	ctl, st := filepath.Join(p.dir, "bash"), filepath.Join(p.dir, "st")
+	for _, f := range []string{ctl, st} {
+		if err := unix.Mkfifo(f, 0o600); err != nil {
+			return &os.PathError{Op: "mkfifo", Path: f, Err: err}
+		}
+	}
+	var err error
+	if p.ctl, err = os.OpenFile(ctl, os.O_RDWR, 0); err != nil {
+		return err
+	}
+	if p.st, err = os.OpenFile(st, os.O_RDONLY|unix.O_NONBLOCK, 0); err != nil {
+		return err
+	}
+	p.stHold, err = os.OpenFile(st, os.O_WRONLY|unix.O_NONBLOCK, 0)
+	return err
+}
+
+// readStatus sends each status line to lines until the fifo is closed.
+func (p *shellProc) readStatus() {
+	sc := bufio.NewScanner(p.st)
+	for sc.Scan() {
+		p.lines <- sc.Text()
+	}
+}
+
+// gone reports whether the shell has exited (between two commands: a job
+// killed it, or set -e ended it after its status).
+func (p *shellProc) gone() bool {
+	select {
+	case <-p.g.Exited():
+		return true
+	default:
+		return false
+	}
+}
+
+// ending is how one command of a session ended.
+type ending struct {
+	rc      int
+	exited  bool             // the shell is gone
+	st      procgroup.Status // the shell's status, when exited
+	aborted bool             // the command was killed (timeout or cancel)
+	why     string           // why the shell is gone, when exited
+}
+
+// run runs one command and waits for its status, the shell's end, the
+// timeout or ctx; a timeout or a cancel kills the command's tree and has
+// the shell abandon it.
+func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
+	p.seq++
+	cookie := procgroup.NewCookie()
+	stdin := os.DevNull
+	if c.stdin != nil {
+		stdin = filepath.Join(p.dir, "i."+strconv.Itoa(p.seq))
+		if err := os.WriteFile(stdin, []byte(*c.stdin), 0o600); err != nil {
+			return ending{}, err
+		}
+		defer os.Remove(stdin)
+	}
+	out, err := newOutFifo(filepath.Join(p.dir, "o."+strconv.Itoa(p.seq)), c.capture.Stdout(), &p.bg)
+	if err != nil {
+		return ending{}, err
+	}
+	errf, err := newOutFifo(filepath.Join(p.dir, "e."+strconv.Itoa(p.seq)), c.capture.Stderr(), &p.bg)
+	if err != nil {
+		out.abandon()
+		return ending{}, err
+	}
+	token := newToken()
+	text := commandText(c.text, cookie, stdin, out.path, errf.path, c.env, token)
+	if c.cd != "" {
+		text = "cd -- " + quote(c.cd) + "\n" + text
+	}
+	if _, err := p.ctl.WriteString(text); err != nil {
+		out.abandon()
+		errf.abandon()
+		return ending{}, err
+	}
+	var expired <-chan time.Time
+	if c.timeout > 0 {
+		t := time.NewTimer(c.timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	e, err := p.await(token, expired, ctx.Done())
+	if errors.Is(err, errAbort) {
+		e, err = p.abort(cookie, token), nil
+		e.aborted = true
+	}
+	p.finish(e, cookie, out, errf)
+	return e, err
+}
+
+// errAbort is await's report that the timeout passed or ctx ended.
+var errAbort = errors.New("abort")
+
+// await waits for the status line carrying token or the shell's end; it
+// returns errAbort when expired or cancel comes first.
+func (p *shellProc) await(token string, expired <-chan time.Time, cancel <-chan struct{}) (ending, error) {
+	for {
+		select {
+		case line := <-p.lines:
+			if e, ok := statusOf(line, token); ok {
+				return e, nil
+			}
+			p.log.logf("shell session: status line without this command's token: %q", line)
+		case <-p.g.Exited():
+			return p.exited(), nil
+		case <-expired:
+			return ending{}, errAbort
+		case <-cancel:
+			return ending{}, errAbort
+		}
+	}
+}
+
+// statusOf parses "token rc".
+func statusOf(line, token string) (ending, bool) {
+	tok, rc, ok := strings.Cut(line, " ")
+	if !ok || tok != token {
+		return ending{}, false
+	}
+	n, err := strconv.Atoi(rc)
+	if err != nil {
+		return ending{}, false
+	}
+	return ending{rc: n}, true
+}
+
+// exited is the ending of a command whose shell is gone: the rest of the
+// session's tree is killed and the shell reaped.
+func (p *shellProc) exited() ending {
+	p.g.Kill()
+	st, _ := p.g.Wait()
+	why := "the shell exited with code " + strconv.Itoa(st.ExitCode)
+	if st.Signal != "" {
+		why = "the shell was killed by " + st.Signal
+	}
+	return ending{exited: true, st: st, rc: st.ExitCode, why: why}
+}
+
+// abort has the shell abandon the running command and kills the command's
+// tree; a shell that does not come back in time is ended.
+func (p *shellProc) abort(cookie, token string) ending {
+	_ = unix.Kill(p.g.Pid(), unix.SIGUSR2)
+	procgroup.KillCookie(cookie)
+	grace := time.NewTimer(limits.ShellSessionAbortGrace)
+	defer grace.Stop()
+	e, err := p.await(token, grace.C, nil)
+	if err == nil {
+		if e.exited {
+			e.why = "the command was inside a function or a sourced file when it was stopped, so its shell was ended"
+		}
+		return e
+	}
+	e = p.exited()
+	e.why = fmt.Sprintf("the shell did not abandon the command within %s of its tree being killed, so it was ended", limits.ShellSessionAbortGrace)
+	return e
+}
+
+// finish ends the command's share of its fifos.
+func (p *shellProc) finish(e ending, cookie string, fifos ...*outFifo) {
+	left := false
+	for _, f := range fifos {
+		if e.exited {
+			waitEOF(f)
+		}
+		if f.detach() {
+			left = true
+			p.lingers = append(p.lingers, f)
+		}
+	}
+	if left {
+		p.cookies = append(p.cookies, cookie)
+	}
+}
+
+// waitEOF gives a fifo of a command whose shell is gone (its whole tree
+// killed) a moment to be drained to end of file.
+func waitEOF(f *outFifo) {
+	t := time.NewTimer(limits.ShellSessionAbortGrace)
+	defer t.Stop()
+	_ = f.hold.Close()
+	select {
+	case <-f.done:
+	case <-t.C:
+	}
+}
+
+// end kills the shell and every job of the session and removes its
+// plumbing. It may be called once the shell has exited.
+func (p *shellProc) end() { p.endOnce.Do(p.endNow) }
+
+func (p *shellProc) endNow() {
+	if p.g != nil {
+		p.g.Kill()
+		_, _ = p.g.Wait()
+	}
+	for _, c := range p.cookies {
+		procgroup.KillCookie(c)
+	}
+	p.close()
+}
+
+// close closes the server's ends and removes the private directory.
+func (p *shellProc) close() {
+	for _, f := range p.lingers {
+		_ = f.r.Close()
+	}
+	for _, f := range []*os.File{p.ctl, p.st, p.stHold} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+	_ = os.RemoveAll(p.dir)
+}
+
+// newToken returns a fresh random token.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// runtimeYield lets the fifo's reader goroutine drain what is left.
+func runtimeYield() { runtime.Gosched(); time.Sleep(20 * time.Microsecond) }
