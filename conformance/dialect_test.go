@@ -219,7 +219,7 @@ func TestDialectPathsGoThroughRootsAndSandbox(t *testing.T) {
 // what a cut kept.
 func TestDialectShellsKeepStdoutAndStderr(t *testing.T) {
 	s := start(t)
-	r := decode[toolResult](t, s.call(t, "anthropic/bash", map[string]any{"command": "echo out; echo err >&2; exit 4"}))
+	r := decode[toolResult](t, s.call(t, "anthropic/bash", map[string]any{"command": "echo out; echo err >&2; (exit 4)"}))
 	require.Equal(t, "out\nerr\n[exit code 4]", r.Content)
 	var sh struct {
 		Output []struct {
@@ -290,4 +290,17 @@ func TestCodexExecCommandRunsOnProcesses(t *testing.T) {
 	id, _ := strconv.Atoi(m[1])
 	require.NoError(t, json.Unmarshal(s.call(t, "openai/write_stdin", map[string]any{"session_id": id, "chars": "hello\n", "yield_time_ms": 10000}), &r))
 	require.Regexp(t, `^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\ngot hello\n$`, r.Output)
+}
+
+// TestAnthropicBashIsOneShellSession checks SPEC §16's Anthropic bash: its
+// commands share one shell session (§6.7), so cd and export persist, and
+// restart starts a clean shell.
+func TestAnthropicBashIsOneShellSession(t *testing.T) {
+	s := start(t)
+	require.NoError(t, os.Mkdir(filepath.Join(s.Root, "sub"), 0o755))
+	bash := func(in map[string]any) toolResult { return decode[toolResult](t, s.call(t, "anthropic/bash", in)) }
+	require.Equal(t, "", bash(map[string]any{"command": "cd sub && export X=kept"}).Content)
+	require.Equal(t, filepath.Join(s.Root, "sub")+"\nkept\n", bash(map[string]any{"command": "pwd; echo $X"}).Content)
+	require.Equal(t, "tool has been restarted.", bash(map[string]any{"restart": true}).Content)
+	require.Equal(t, "unset\n", bash(map[string]any{"command": "echo ${X:-unset}"}).Content)
 }

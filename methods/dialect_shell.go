@@ -84,7 +84,7 @@ func combinedOutput(res *wire.BashResult, timedOut bool) string {
 // anthropicBashMethod is Anthropic's bash (SPEC §16).
 func anthropicBashMethod() Method {
 	return dialectMethod(Anthropic, "bash", func(Face) string {
-		return fmt.Sprintf("Anthropic's bash: {command} runs in the session's shell; {restart: true} starts a fresh one. "+
+		return fmt.Sprintf("Anthropic's bash: {command} runs in one persistent shell (a tools/bash session: cd, variables, functions persist); {restart: true} starts a fresh one. "+
 			"The result holds stdout (head kept, at most %d lines / %d KB) and stderr (tail kept, at most %d lines / %d KB), both always, "+
 			"each cut marked with counts and saved to a spill file, then the exit code when not 0. Timeout %d s; the whole process tree is killed. "+
 			"Returns {content, is_error}, a tool_result.",
@@ -98,17 +98,21 @@ func anthropicBashCall(ctx context.Context, s *Session, call *rpc.Call) DialectR
 	if err := json.Unmarshal(call.Params, &p); err != nil {
 		return toolError("Error: bad input: %v", err)
 	}
-	if p.Command == "" && p.Restart {
-		return toolReply{Content: "tool has been restarted."}
-	}
-	if p.Command == "" {
+	if p.Command == "" && !p.Restart {
 		return toolError("Error: no command provided.")
 	}
 	res, timedOut, err := anthropicShell(p).run(ctx, s, call.ID)
 	if err != nil {
 		return toolFailed(err)
 	}
-	return toolReply{Content: combinedOutput(res, timedOut), IsError: timedOut}
+	if p.Command == "" {
+		return toolReply{Content: "tool has been restarted."}
+	}
+	text := combinedOutput(res, timedOut)
+	if res.Session != nil && res.Session.Notice != "" && !p.Restart {
+		text += "\n[" + res.Session.Notice + "]"
+	}
+	return toolReply{Content: text, IsError: timedOut}
 }
 
 // openAIShellMethod is OpenAI's shell (SPEC §16).
@@ -215,7 +219,17 @@ func cutMarker(n, keptBytes, keptLines int, info wire.StreamInfo) string {
 	return fmt.Sprintf("[... cut at max_output_length %d: %d of %d bytes and %d of %d lines kept%s]", n, keptBytes, info.Bytes, keptLines, info.Lines, spill)
 }
 
-// anthropicShell is the tools/bash run of an Anthropic bash call.
+// anthropicSession is the shell session (SPEC §6.7) Anthropic's bash runs
+// in: one per toolrpc session, as the model expects one persistent shell.
+const anthropicSession = "anthropic"
+
+// anthropicShell is the tools/bash run of an Anthropic bash call: in the
+// session, restarted first when the call asks (a restart alone runs the
+// no-op ":" in the fresh shell).
 func anthropicShell(p wire.AnthropicBashParams) shellRun {
-	return shellRun{Command: p.Command}
+	cmd := p.Command
+	if cmd == "" {
+		cmd = ":"
+	}
+	return shellRun{Command: cmd, Session: wire.Ptr(anthropicSession), Restart: p.Restart}
 }
