@@ -13,16 +13,25 @@ type ToolInfo struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
+	// Family and ModelName are set on a dialect tool (SPEC §16): its family
+	// and the name the model knows it by; Name is the method to call.
+	Family    string `json:"family,omitempty"`
+	ModelName string `json:"modelName,omitempty"`
 }
 
-// List returns the tool definitions, sorted by name.
-func List() []ToolInfo {
+// List returns the tool definitions of toolrpc's own tools, sorted by name.
+func List() []ToolInfo { return ListToolset(DefaultToolset) }
+
+// ListToolset returns the tool definitions ts offers (Toolset.Offer).
+func ListToolset(ts Toolset) []ToolInfo {
 	out := []ToolInfo{}
-	for _, m := range table {
-		if !m.Tool {
-			continue
+	for _, o := range ts.Offer() {
+		m := o.Method
+		t := ToolInfo{Name: m.Name, Description: m.Describe(LSP), InputSchema: m.InputSchema, OutputSchema: m.OutputSchema}
+		if m.Family != "" {
+			t.Family, t.ModelName = m.Family, o.Name
 		}
-		out = append(out, ToolInfo{Name: m.Name, Description: m.Describe(LSP), InputSchema: m.InputSchema, OutputSchema: m.OutputSchema})
+		out = append(out, t)
 	}
 	return out
 }
@@ -40,7 +49,7 @@ func listMethod() Method {
 	return Method{
 		Name: "tools/list",
 		Call: func(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
-			return List(), nil
+			return ListToolset(s.Toolset), nil
 		},
 	}
 }

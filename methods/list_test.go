@@ -118,7 +118,13 @@ func mustLookup(name string) Method {
 
 func TestAllIsTheOneSortedList(t *testing.T) {
 	all := All()
-	require.Len(t, all, 15)
+	own := 0
+	for _, m := range all {
+		if m.Family == "" {
+			own++
+		}
+	}
+	require.Equal(t, 15, own, "toolrpc's own methods")
 	for i, m := range all {
 		got, ok := Lookup(m.Name)
 		require.True(t, ok, m.Name)

@@ -23,6 +23,12 @@ type Method struct {
 	// generated from its wire type; nil for the methods tools/list does not
 	// list but those a host calls with typed params (sandbox/update).
 	OutputSchema json.RawMessage
+	// Family is the tool family of a dialect tool (SPEC §16); "" is
+	// toolrpc's own.
+	Family string
+	// ModelName is a dialect tool's name in its family
+	// ("str_replace_based_edit_tool"); "" for toolrpc's own.
+	ModelName string
 	// Call runs one request against the session.
 	Call func(ctx context.Context, s *Session, call *rpc.Call) (any, error)
 }
@@ -36,8 +42,17 @@ var (
 
 func init() {
 	table = []Method{
+		anthropicBashMethod(),
+		editorMethod(),
 		compactMethod(),
 		loadMethod(),
+	}
+	table = append(table, geminiMethods()...) // gemini/*, sorted
+	table = append(table, []Method{
+		applyPatchMethod(),
+		execCommandMethod(),
+		openAIShellMethod(),
+		writeStdinMethod(),
 		sandboxUpdateMethod(),
 		bashMethod(),
 		editMethod(),
@@ -51,7 +66,7 @@ func init() {
 		processWriteMethod(),
 		readMethod(),
 		writeMethod(),
-	}
+	}...)
 	byName = make(map[string]Method, len(table))
 	for i, m := range table {
 		if _, dup := byName[m.Name]; dup || i > 0 && table[i-1].Name >= m.Name {

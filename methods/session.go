@@ -56,6 +56,9 @@ type Config struct {
 	// Sandbox is the command line's sandbox policy (SPEC §14);
 	// initializationOptions.sandbox replaces it.
 	Sandbox wire.SandboxPolicy
+	// Toolset is the command line's toolset (SPEC §16; nil: toolrpc's
+	// own); initializationOptions.toolset replaces it.
+	Toolset Toolset
 }
 
 // Session is the state one initialize creates: roots, scratch dir, source set,
@@ -93,6 +96,8 @@ type Session struct {
 	// Progress shows the builds of Files and Index to the client (nil:
 	// nobody to show them to).
 	Progress *progress.Reporter
+	// Toolset is the tool families tools/list offers (SPEC §16).
+	Toolset Toolset
 	// Resume keeps where grep pages stopped, so the next page starts there
 	// (nil: every page searches from the first file).
 	Resume *search.Resumes
@@ -185,6 +190,15 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions.%v", err)
 	}
+	ts := cfg.Toolset
+	if c.Toolset != nil {
+		if ts, err = ToolsetOf(c.Toolset); err != nil {
+			return nil, rpc.Errorf(rpc.InvalidArgument, "initializationOptions.%v", err)
+		}
+	}
+	if ts == nil {
+		ts = DefaultToolset
+	}
 	files := filetable.NewStoredSet(r.Workspace(), fileTableStore(dataDir), logf)
 	files.ReportTo(cfg.Progress)
 	// A fresh tree's first grep or glob walks as ripgrep would; grep and
@@ -194,7 +208,7 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
 		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
 		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
-		Files: files, Logf: logf, Face: cfg.Face, Progress: cfg.Progress, Resume: &search.Resumes{},
+		Files: files, Logf: logf, Face: cfg.Face, Toolset: ts, Progress: cfg.Progress, Resume: &search.Resumes{},
 		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
 		Shells:    shellsession.NewManager(logf),
 	}, nil

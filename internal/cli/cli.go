@@ -44,6 +44,7 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	session := fs.String("session", "", "session id when initialize names none (default: random)")
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	toolset := fs.String("toolset", "", toolsetUsage)
 	sandboxed := addSandboxFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: toolrpc [flags]            serve JSON-RPC on stdio\n")
@@ -63,8 +64,13 @@ func Main(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
+	ts, err := methods.ParseToolset(*toolset)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolrpc: --%v\n", err)
+		return 2
+	}
 	cfg := methods.Config{Root: *root, DataDir: *dataDir, SessionID: *session, Version: version, Logf: logger.Printf,
-		Sandbox: sandboxed.policy()}
+		Sandbox: sandboxed.policy(), Toolset: ts}
 
 	if fs.NArg() > 0 {
 		if fs.Arg(0) != "call" || fs.NArg() < 2 || fs.NArg() > 3 {
@@ -132,3 +138,6 @@ func setupLog(stderr io.Writer, prefix, logFile string, serving bool) (*log.Logg
 	log.SetPrefix(logger.Prefix())
 	return logger, closeLog, true
 }
+
+// toolsetUsage describes --toolset (SPEC §16).
+const toolsetUsage = "tool families tools/list offers: toolrpc (default), anthropic, openai, gemini, or a comma-separated list (initializationOptions.toolset overrides it)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/toolrpc/toolrpc/methods"
 	"io"
 	"os"
 	"os/signal"
@@ -28,9 +29,10 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "data directory (default: $XDG_STATE_HOME/toolrpc or ~/.local/state/toolrpc)")
 	session := fs.String("session", "", "session id (default: random)")
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
+	toolset := fs.String("toolset", "", toolsetUsage)
 	sandboxed := addSandboxFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE] [--sandbox MODE] [--network on|off] [--allow-write DIR ...] [--deny-read PATH ...]\n")
+		fmt.Fprintf(stderr, "usage: toolrpc mcp [--root DIR ...] [--data-dir DIR] [--session ID] [--log-file FILE] [--toolset FAMILIES] [--sandbox MODE] [--network on|off] [--allow-write DIR ...] [--deny-read PATH ...]\n")
 		fmt.Fprintf(stderr, "serves the tools as an MCP server over stdio\n\nflags:\n")
 		fs.PrintDefaults()
 	}
@@ -39,6 +41,11 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
+		return 2
+	}
+	ts, err := methods.ParseToolset(*toolset)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolrpc mcp: --%v\n", err)
 		return 2
 	}
 	logger, closeLog, ok := setupLog(stderr, "toolrpc mcp", *logFile, true)
@@ -56,7 +63,7 @@ func runMCP(args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 		stdout = hostStdout() // the ending's writes are bounded, as in LSP mode
 	}
 	cfg := mcpserve.Config{Roots: roots, DataDir: *dataDir, SessionID: *session, Version: version, Logger: logger,
-		Sandbox: sandboxed.policy()}
+		Sandbox: sandboxed.policy(), Toolset: ts}
 	if err := mcpserve.Serve(ctx, stdin, stdout, cfg); err != nil {
 		logger.Printf("%v", err)
 		return 1

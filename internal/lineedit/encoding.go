@@ -25,11 +25,18 @@ import (
 // fileEncoding returns the encoding of the open file f (walk.SniffText),
 // nil for UTF-8 without a BOM and for a file the sniff calls binary.
 func fileEncoding(f *os.File) *textenc.Encoding {
+	enc, _ := fileEncodingOf(f)
+	return enc
+}
+
+// fileEncodingOf is fileEncoding that also reports a file the sniff calls
+// binary.
+func fileEncodingOf(f *os.File) (enc *textenc.Encoding, binary bool) {
 	enc, binary, _, err := walk.SniffFileText(f)
 	if err != nil || binary {
-		return nil
+		return nil, binary
 	}
-	return enc
+	return enc, false
 }
 
 // counter counts and hashes what is written to it.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolrpc/toolrpc/methods"
 	"github.com/toolrpc/toolrpc/rpc"
 	"github.com/toolrpc/toolrpc/wire"
 )
@@ -74,7 +75,7 @@ func decodeResult(t *testing.T, tool, result string) any {
 }
 
 func TestToolsHaveFacesAndValidSchemas(t *testing.T) {
-	ts, ms := tools()
+	ts, ms := tools(nil)
 	require.Len(t, ts, len(faces), "every tool method has a face and every face a method")
 	for i, tool := range ts {
 		require.Equal(t, toolName(ms[i].Name), tool.Name)
@@ -235,10 +236,23 @@ func FuzzCancelFilter(f *testing.F) {
 // TestToolsSpeakMCP: MCP descriptions name tools and progress in MCP's
 // words, never LSP's.
 func TestToolsSpeakMCP(t *testing.T) {
-	ts, _ := tools()
+	ts, _ := tools(nil)
 	for _, tool := range ts {
 		for _, lsp := range []string{"$/progress", "workDoneToken", "tools/"} {
 			require.NotContains(t, tool.Description, lsp, tool.Name)
 		}
+	}
+}
+
+// TestEveryDialectToolHasAFace checks SPEC §16 on the MCP face: with every
+// family listed, each dialect tool is offered under its model name, with a
+// face and no outputSchema (its result is the text the model reads).
+func TestEveryDialectToolHasAFace(t *testing.T) {
+	ts, ms := tools(methods.Toolset{methods.Anthropic, methods.OpenAI, methods.Gemini})
+	require.Len(t, ts, len(dialectFaces))
+	for i, tool := range ts {
+		require.Equal(t, ms[i].ModelName, tool.Name)
+		require.Contains(t, dialectFaces, ms[i].Name)
+		require.Nil(t, tool.OutputSchema, tool.Name)
 	}
 }

@@ -34,6 +34,9 @@ type Config struct {
 	Logger *log.Logger
 	// Sandbox is the host's sandbox policy (SPEC §14), from the command line.
 	Sandbox wire.SandboxPolicy
+	// Toolset is the tool families the server lists (SPEC §16; nil:
+	// toolrpc's own).
+	Toolset methods.Toolset
 }
 
 // server is one `toolrpc mcp` process's state.
@@ -75,9 +78,9 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.Writer, cfg Config) err
 			s.sessions.early(req.Session)
 		},
 	})
-	ts, ms := tools()
+	ts, ms := tools(cfg.Toolset)
 	for i, t := range ts {
-		srv.AddTool(t, s.handler(ms[i]))
+		srv.AddTool(t, s.handler(t.Name, ms[i]))
 	}
 	err := run(ctx, srv, &endHold{inner: s.filter, onEnd: onEnd})
 	cancel()

@@ -46,18 +46,21 @@ func toolName(method string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(method, "tools/"), "/", "_")
 }
 
-// tools returns the MCP tools of the registry's tool methods, with the
-// methods' descriptions, input and output schemas. A tool method without a face is
-// a programming error.
-func tools() ([]*mcp.Tool, []methods.Method) {
+// tools returns the MCP tools toolset offers (SPEC §16; nil: toolrpc's
+// own), with the methods' descriptions, input and output schemas. A tool
+// method without a face is a programming error.
+func tools(toolset methods.Toolset) ([]*mcp.Tool, []methods.Method) {
 	var ts []*mcp.Tool
 	var ms []methods.Method
-	for _, m := range methods.All() {
-		if !m.Tool {
-			continue
-		}
-		name := toolName(m.Name)
+	if toolset == nil {
+		toolset = methods.DefaultToolset
+	}
+	for _, o := range toolset.Offer() {
+		m, name := o.Method, o.Name
 		f, ok := faces[name]
+		if m.Family != "" {
+			f, ok = dialectFaces[m.Name]
+		}
 		if !ok {
 			panic(fmt.Sprintf("mcpserve: tool method %s has no MCP face", m.Name))
 		}
@@ -66,7 +69,7 @@ func tools() ([]*mcp.Tool, []methods.Method) {
 			Title:        f.title,
 			Description:  m.Describe(methods.MCP),
 			InputSchema:  m.InputSchema,
-			OutputSchema: m.OutputSchema,
+			OutputSchema: outputSchema(m),
 			Annotations: &mcp.ToolAnnotations{
 				Title:           f.title,
 				ReadOnlyHint:    f.readOnly,
@@ -80,9 +83,8 @@ func tools() ([]*mcp.Tool, []methods.Method) {
 	return ts, ms
 }
 
-// handler runs method m for one tools/call.
-func (s *server) handler(m methods.Method) mcp.ToolHandler {
-	name := toolName(m.Name)
+// handler runs method m, the tool called name, for one tools/call.
+func (s *server) handler(name string, m methods.Method) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !s.calls.enter() {
 			return errorResult(name, rpc.Errorf(rpc.Cancelled, "%s: the server is shutting down", name)), nil
@@ -116,6 +118,9 @@ func (s *server) handler(m methods.Method) mcp.ToolHandler {
 		defer call.Replied() // as the SDK sends the result
 		if err != nil {
 			return errorResult(name, err), nil
+		}
+		if d, ok := v.(methods.DialectReply); ok {
+			return dialectResult(d), nil
 		}
 		return okResult(name, v)
 	}
@@ -167,4 +172,13 @@ func errorResult(tool string, err error) *mcp.CallToolResult {
 // oneLine folds s onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// outputSchema is m's output schema on MCP: none for a dialect tool, whose
+// result is the text the model reads.
+func outputSchema(m methods.Method) any {
+	if m.Family != "" {
+		return nil
+	}
+	return m.OutputSchema
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/roots"
 	"github.com/toolrpc/toolrpc/wire"
@@ -52,6 +53,9 @@ type Conf struct {
 	External []string
 	// Sandbox is initializationOptions.sandbox, nil when absent (SPEC §14).
 	Sandbox *wire.SandboxPolicy
+	// Toolset is initializationOptions.toolset (SPEC §16) as a list of
+	// family names, nil when absent; a string is split at commas.
+	Toolset []string
 }
 
 // options is initializationOptions (SPEC §1).
@@ -60,6 +64,7 @@ type options struct {
 	DataDir       *string             `json:"dataDir"`
 	ExternalRoots []string            `json:"externalRoots"`
 	Sandbox       *wire.SandboxPolicy `json:"sandbox"`
+	Toolset       json.RawMessage     `json:"toolset"`
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -77,6 +82,14 @@ func Resolve(d Defaults, p *protocol.InitializeParams) (Conf, error) {
 		}
 	}
 	c := Conf{SessionID: d.SessionID, DataDir: d.DataDir, External: opts.ExternalRoots, Sandbox: opts.Sandbox}
+	if len(opts.Toolset) > 0 && string(opts.Toolset) != "null" {
+		var one string
+		if json.Unmarshal(opts.Toolset, &one) == nil {
+			c.Toolset = strings.Split(one, ",")
+		} else if err := json.Unmarshal(opts.Toolset, &c.Toolset); err != nil {
+			return Conf{}, invalid("initializationOptions.toolset must be a family name or a list of them: %v", err)
+		}
+	}
 	if opts.SessionID != nil {
 		c.SessionID = *opts.SessionID
 	} else if c.SessionID == "" {
