@@ -70,3 +70,80 @@ for i in $(seq 1 9); do ln -s "$HOME/.bashrc" process/p$i.log; ln -s "$HOME/.bas
 		require.Equal(t, "# rc\n", string(rc), "a process log was written through a symlink to .bashrc")
 	})
 }
+
+// raceRounds bounds the file-tool races: the issue saw the read race win
+// within 2–77 calls and the write race within 20–220.
+const raceRounds = 300
+
+// swapLoop starts, as a sandboxed process of b's session, a loop that
+// exchanges the workspace entries a (a directory) and link (a symlink to
+// outside) with renameat2(RENAME_EXCHANGE), as fast as it can, and returns
+// the function that stops it.
+func swapLoop(t *testing.T, b *sandboxBox, a, link string) func() {
+	t.Helper()
+	// perl is in every Debian (perl-base); renameat2 is 316 on x86_64, 276 on arm64.
+	cmd := `exec perl -e '$n = ($ARGV[0] eq "aarch64") ? 276 : 316; print "swapping\n"; $| = 1; while (1) { syscall($n, -100, $ARGV[1], -100, $ARGV[2], 2) }' "$(uname -m)" ` +
+		a + " " + link
+	var started struct {
+		ID string `json:"id"`
+	}
+	started = decode[struct {
+		ID string `json:"id"`
+	}](t, b.s.call(t, "tools/process/start", map[string]any{"command": cmd, "wait": map[string]any{"until": []string{"pattern"}, "pattern": "swapping", "timeoutMs": 10000}}))
+	return func() {
+		_, _ = b.s.request(t, "tools/process/signal", map[string]any{"id": started.ID, "signal": "KILL"})
+	}
+}
+
+// TestEscape_ReadSymlinkRace checks SPEC §14 (issue 46 row 3): while a
+// command swaps a workspace directory with a symlink to ~/.aws, tools/read
+// of a file below it, and tools/grep of the directory, never return the
+// denied credentials: they open the path they checked, through no symlink.
+func TestEscape_ReadSymlinkRace(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		r := b.bash(t, `mkdir dreal && echo benign > dreal/credentials && ln -s "$HOME/.aws" dlink`)
+		require.Equal(t, 0, *r.ExitCode, "%s", r.Stderr)
+		stop := swapLoop(t, b, "dreal", "dlink")
+		defer stop()
+		served := 0
+		for i := range raceRounds {
+			method, params := "tools/read", map[string]any{"path": "dreal/credentials"}
+			if i%2 == 1 {
+				method, params = "tools/grep", map[string]any{"pattern": "secret|benign", "path": "dreal", "outputMode": "content"}
+			}
+			res, e := b.s.request(t, method, params)
+			if e != nil {
+				continue
+			}
+			require.NotContains(t, string(res), "aws secret", "%s served ~/.aws/credentials through the swapped symlink", method)
+			served++
+		}
+		t.Logf("%d of %d reads and greps answered, the rest refused", served, raceRounds)
+	})
+}
+
+// TestEscape_WriteSymlinkRace checks SPEC §14 (issue 46 row 2): while a
+// command swaps a workspace directory with a symlink to the home
+// directory, tools/write of .bashrc below it never writes ~/.bashrc: the
+// write goes through the directory it checked, held open.
+func TestEscape_WriteSymlinkRace(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		r := b.bash(t, `mkdir wdir && ln -s "$HOME" wlink`)
+		require.Equal(t, 0, *r.ExitCode, "%s", r.Stderr)
+		stop := swapLoop(t, b, "wdir", "wlink")
+		defer stop()
+		for i := range raceRounds {
+			_, _ = b.s.request(t, "tools/write", map[string]any{"path": "wdir/.bashrc", "content": "echo PWNED\n"})
+			if i%20 == 0 {
+				rc, err := os.ReadFile(filepath.Join(b.home, ".bashrc"))
+				require.NoError(t, err)
+				require.Equal(t, "# rc\n", string(rc), "tools/write wrote ~/.bashrc through the swapped symlink (call %d)", i+1)
+			}
+		}
+		rc, err := os.ReadFile(filepath.Join(b.home, ".bashrc"))
+		require.NoError(t, err)
+		require.Equal(t, "# rc\n", string(rc), "tools/write wrote ~/.bashrc through the swapped symlink")
+	})
+}

@@ -97,3 +97,31 @@ func (d *Dir) Remove(name string) error {
 	}
 	return nil
 }
+
+// OpenFile opens the existing file name in d with flag, not following a
+// symlink there.
+func (d *Dir) OpenFile(name string, flag int) (*os.File, error) {
+	p := filepath.Join(d.path, name)
+	fd, err := openFD(d.fd, name, flag|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
+// Sync flushes the directory's entries to disk.
+func (d *Dir) Sync() error { return unix.Fsync(d.fd) }
+
+// Mkdir makes the directory name below d (mode perm) unless it exists, and
+// opens it through no symlink: a symlink there is ErrSymlink.
+func (d *Dir) Mkdir(name string, perm os.FileMode) (*Dir, error) {
+	p := filepath.Join(d.path, name)
+	if err := unix.Mkdirat(d.fd, name, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
+		return nil, &os.PathError{Op: "mkdir", Path: p, Err: err}
+	}
+	fd, err := openFD(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	return &Dir{path: p, fd: fd}, nil
+}

@@ -62,3 +62,27 @@ func (d *Dir) Remove(name string) error {
 	}
 	return nil
 }
+
+// OpenFile opens the existing file name in d with flag.
+func (d *Dir) OpenFile(name string, flag int) (*os.File, error) {
+	return os.OpenFile(filepath.Join(d.path, name), flag, 0)
+}
+
+// Sync flushes the directory's entries, where the platform can.
+func (d *Dir) Sync() error {
+	f, err := os.Open(d.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// Mkdir makes the directory name below d unless it exists.
+func (d *Dir) Mkdir(name string, perm os.FileMode) (*Dir, error) {
+	p := filepath.Join(d.path, name)
+	if err := os.Mkdir(p, perm); err != nil && !os.IsExist(err) {
+		return nil, err
+	}
+	return &Dir{path: p}, nil
+}

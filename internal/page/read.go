@@ -10,6 +10,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/internal/lineindex"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
@@ -47,7 +48,9 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	}
 	// O_NONBLOCK: should the path have become a FIFO since the Stat, the open
 	// still returns at once and the Fstat below refuses it.
-	f, err := os.OpenFile(abs, os.O_RDONLY|oNonblock, 0)
+	// abs has every symlink resolved: it is opened through none, so what
+	// is read is what the sandbox checked (SPEC §14).
+	f, err := beneath.Open(abs, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, openError(name, err)
 	}
