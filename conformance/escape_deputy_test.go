@@ -147,3 +147,42 @@ func TestEscape_WriteSymlinkRace(t *testing.T) {
 		require.Equal(t, "# rc\n", string(rc), "tools/write wrote ~/.bashrc through the swapped symlink")
 	})
 }
+
+// TestEscape_GitInitThenWriteConfig checks SPEC §14 (issue 46 row 5): in a
+// workspace that was no repository at initialize, a command's git init
+// makes a .git whose config and hooks the file tools then refuse to write
+// (the protected set is resolved per call), while a command still cannot
+// write them either from the next command on.
+func TestEscape_GitInitThenWriteConfig(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBoxGit(t, asRoot, nil, false)
+		r := b.bash(t, "git init -q . && test -f .git/config && echo made")
+		require.Equal(t, "made\n", r.Stdout, "%s", r.Stderr)
+		for _, p := range []string{".git/config", ".git/hooks/pre-commit"} {
+			_, e := b.s.request(t, "tools/write", map[string]any{"path": p, "content": "[core]\n\tfsmonitor = touch " + b.outside + "/pwned\n"})
+			require.NotNil(t, e, "tools/write %s after a command's git init was allowed", p)
+			require.Equal(t, "SANDBOX_DENIED", e.Kind, "%s: %v", p, e)
+		}
+		cfg, err := os.ReadFile(filepath.Join(b.ws, ".git/config"))
+		require.NoError(t, err)
+		require.NotContains(t, string(cfg), "fsmonitor")
+		_, e := b.s.request(t, "tools/write", map[string]any{"path": "src/new.go", "content": "package src\n"})
+		require.Nil(t, e, "a plain file beside the new repository stays writable")
+	})
+}
+
+// TestEscape_SSHKeySymlinkFileTools checks SPEC §14 (issue 46 row 11) for
+// the file tools: a ~/.ssh/id_* symlink into the workspace made after
+// initialize denies its target to tools/read and hides it from tools/grep.
+func TestEscape_SSHKeySymlinkFileTools(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		out, err := b.hostScript(t, `mkdir -p keys && echo "REAL PRIVATE KEY" > keys/real && ln -s "$WS/keys/real" "$HOME/.ssh/id_work"`, "")
+		require.NoError(t, err, "%s", out)
+		_, e := b.s.request(t, "tools/read", map[string]any{"path": "keys/real"})
+		require.NotNil(t, e, "tools/read served the target of a symlinked ~/.ssh/id_*")
+		require.Equal(t, "SANDBOX_DENIED", e.Kind)
+		res := b.s.call(t, "tools/grep", map[string]any{"pattern": "PRIVATE KEY", "outputMode": "content"})
+		require.NotContains(t, string(res), "REAL PRIVATE KEY")
+	})
+}

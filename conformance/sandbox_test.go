@@ -93,6 +93,13 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // auto).
 func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox {
 	t.Helper()
+	return newSandboxBoxGit(t, asRoot, policy, true)
+}
+
+// newSandboxBoxGit is newSandboxBox, whose workspace is a git repository
+// only when gitInit is set.
+func newSandboxBoxGit(t *testing.T, asRoot bool, policy map[string]any, gitInit bool) *sandboxBox {
+	t.Helper()
 	base, err := os.MkdirTemp("/var/tmp", "toolrpc-sandbox-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
@@ -112,10 +119,12 @@ func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any) *sandboxBox
 		require.NoError(t, os.WriteFile(p, []byte(c), 0o644))
 	}
 	require.NoError(t, os.Chmod(b.home+"/.ssh/id_ed25519", 0o600))
-	git := exec.Command("git", "init", "-q", b.ws)
-	git.Env = append(os.Environ(), "HOME="+b.home)
-	out, err := git.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	if gitInit {
+		git := exec.Command("git", "init", "-q", b.ws)
+		git.Env = append(os.Environ(), "HOME="+b.home)
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
 	opts := []option{withRoot(b.ws), withDataDir(base + "/data"), withEnv("HOME="+b.home, "GIT_CONFIG_NOSYSTEM=1")}
 	if policy != nil {
 		opts = append(opts, withInitParams(func(p map[string]any) {

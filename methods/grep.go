@@ -104,7 +104,7 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	q.Start, q.Boundary, q.Display, q.Sources = rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources
 	q.List, q.Resume = s.Files.Walk, s.Resume
 	call.AfterReply(func() { s.Files.BuildDeferred(rp.RootDir) })
-	if f := s.Sandbox().ListFilter(rp.Abs); f != nil {
+	if f := filePolicy(s).ListFilter(rp.Abs); f != nil {
 		q.Filter = f // a filtered grep never continues a page: search drops Resume
 	}
 	if rp.Root == roots.Workspace {

@@ -23,7 +23,7 @@ func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysPro
 	if err := r.Usable(); err != nil || !r.Enforced() {
 		return nil, err
 	}
-	policy := r.withGitDirs().confinePolicy() // a .git made since, with its hooks and config
+	policy := r.Now().confinePolicy() // a .git made since, with its hooks and config; glob symlinks' targets
 	policy.ServerMountNS = serverMountNS()
 	return func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string) {
 		if r.Machine.MountNS {
