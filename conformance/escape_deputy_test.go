@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,5 +185,48 @@ func TestEscape_SSHKeySymlinkFileTools(t *testing.T) {
 		require.Equal(t, "SANDBOX_DENIED", e.Kind)
 		res := b.s.call(t, "tools/grep", map[string]any{"pattern": "PRIVATE KEY", "outputMode": "content"})
 		require.NotContains(t, string(res), "REAL PRIVATE KEY")
+	})
+}
+
+// evilSO is a preload library whose constructor writes $PWN_DIR/pwned-PID
+// and appends a line to $WS/loaded: outside the sandbox the first write
+// succeeds, inside only the second.
+const evilSO = `#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void pwn(void) {
+	char p[4096];
+	const char *d = getenv("PWN_DIR"), *w = getenv("WS");
+	if (d) { snprintf(p, sizeof p, "%s/pwned-%d", d, (int)getpid()); int fd = open(p, O_CREAT|O_WRONLY, 0644); if (fd >= 0) close(fd); }
+	if (w) { snprintf(p, sizeof p, "%s/loaded", w); int fd = open(p, O_CREAT|O_WRONLY|O_APPEND, 0644); if (fd >= 0) { write(fd, "x\n", 2); close(fd); } }
+}
+`
+
+// TestEscape_LDPreloadWrapper checks SPEC §14 (issue 46 row 6): a call's
+// env with LD_PRELOAD never runs the library outside the sandbox — the
+// wrapper a server that is not root starts each command through is
+// started with an empty environment — while the command itself still gets
+// the environment the call asked for.
+func TestEscape_LDPreloadWrapper(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed (.ci/install installs it)")
+	}
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, nil)
+		src := filepath.Join(t.TempDir(), "evil.c")
+		require.NoError(t, os.WriteFile(src, []byte(evilSO), 0o644))
+		so := filepath.Join(b.ws, "evil.so")
+		out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", so, src).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.NoError(t, os.Chmod(so, 0o755))
+		r := decode[sandboxBash](t, b.s.call(t, "tools/bash", map[string]any{"command": "echo ran",
+			"env": map[string]any{"LD_PRELOAD": so, "PWN_DIR": b.outside, "WS": b.ws}}))
+		require.Equal(t, "ran\n", r.Stdout, "%s", r.Stderr)
+		for _, name := range outsideFiles(t, b.outside) {
+			require.False(t, strings.HasPrefix(name, "pwned"), "the preloaded library ran outside the sandbox (%s)", name)
+		}
+		_, err = os.Stat(filepath.Join(b.ws, "loaded"))
+		require.NoError(t, err, "the command itself did not get the call's LD_PRELOAD")
 	})
 }
