@@ -230,3 +230,26 @@ func TestEscape_LDPreloadWrapper(t *testing.T) {
 		require.NoError(t, err, "the command itself did not get the call's LD_PRELOAD")
 	})
 }
+
+// TestEscape_DeniedRenamedOrLinked checks SPEC §14 (issue 46 row 4) for
+// the file tools: a denied file that a command renamed, or hard-linked,
+// inside a writable root is still refused by tools/read and hidden from
+// tools/grep — they judge the file they opened, not the name asked for.
+func TestEscape_DeniedRenamedOrLinked(t *testing.T) {
+	forEachUser(t, func(t *testing.T, asRoot bool) {
+		b := newSandboxBox(t, asRoot, map[string]any{"denyRead": []string{"secret", "secret2"}})
+		out, err := b.hostScript(t, `echo "TOP SECRET one" > secret && echo "TOP SECRET two" > secret2`, "")
+		require.NoError(t, err, "%s", out)
+		r := b.bash(t, "mv secret notsecret && ln secret2 linked && echo moved")
+		require.Equal(t, "moved\n", r.Stdout, "the attack's own steps: %s", r.Stderr)
+		for _, p := range []string{"notsecret", "linked"} {
+			res, e := b.s.request(t, "tools/read", map[string]any{"path": p})
+			require.NotNil(t, e, "tools/read %s served a denied file under another name: %s", p, res)
+			require.Equal(t, "SANDBOX_DENIED", e.Kind, "%s: %v", p, e)
+		}
+		res := b.s.call(t, "tools/grep", map[string]any{"pattern": "TOP SECRET", "outputMode": "content"})
+		require.NotContains(t, string(res), "TOP SECRET", "tools/grep showed a denied file under another name")
+		_, e := b.s.request(t, "tools/read", map[string]any{"path": "README"})
+		require.Nil(t, e, "a plain file stays readable")
+	})
+}

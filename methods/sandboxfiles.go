@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/toolrpc/toolrpc/internal/roots"
 	"github.com/toolrpc/toolrpc/internal/sandbox"
@@ -31,6 +32,17 @@ func sandboxRead(s *Session, rp roots.Path) error {
 // outside the writable set, protected inside a writable root, or denied.
 func sandboxWrite(s *Session, rp roots.Path) error {
 	return sandboxDenied(filePolicy(s).CheckWrite(rp.Abs))
+}
+
+// sandboxOpened returns the check of the file a read of rp opened: a
+// denied file reached under another name (renamed or hard-linked inside a
+// writable root) is refused, as Landlock refuses it to a command.
+func sandboxOpened(s *Session, rp roots.Path) func(*os.File) error {
+	pol := s.Sandbox()
+	if !pol.Enforced() {
+		return nil
+	}
+	return func(f *os.File) error { return pol.CheckOpened(f, rp.Abs) }
 }
 
 // sandboxDenied maps a policy's *sandbox.Denial to SANDBOX_DENIED, whose

@@ -84,8 +84,9 @@ type Resolved struct {
 	// Machine is what enforces it.
 	Machine Machine `json:"machine"`
 
-	rootNames []string // how the notice names each of Roots, same order
-	fork      *forker  // the confined thread that forks commands (Fork), where there is one
+	rootNames []string   // how the notice names each of Roots, same order
+	fork      *forker    // the confined thread that forks commands (Fork), where there is one
+	ids       *deniedIDs // the denied files' identities seen so far (Now)
 }
 
 // Off is the policy of a session whose sandbox is off.
@@ -100,7 +101,7 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker()}
+	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker(), ids: &deniedIDs{}}
 	if r.Requested == "" {
 		r.Requested = wire.SandboxAuto
 	}

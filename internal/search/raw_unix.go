@@ -29,6 +29,9 @@ func rawFD(fd int) (rawFile, bool) { return rawFile(fd), fd >= 0 }
 
 func (f rawFile) close() { _ = unix.Close(int(f)) }
 
+// num is the descriptor's number (Query.Opened).
+func (f rawFile) num() int { return int(f) }
+
 // read reads into p, retrying on EINTR.
 func (f rawFile) read(p []byte) (int, error) {
 	for {
