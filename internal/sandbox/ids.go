@@ -15,17 +15,20 @@ type fileID struct{ dev, ino uint64 }
 // identity, so the file tools, which judge what they opened, still refuse
 // it (SPEC §14). The set only grows.
 type deniedIDs struct {
-	mu  sync.Mutex
-	ids map[fileID]bool
+	mu    sync.Mutex
+	ids   map[fileID]bool
+	sizes map[int64]bool // the sizes the denied files had when seen
 }
 
 // note adds the identities of the paths that exist among paths and the
 // globs' matches.
 func (d *deniedIDs) note(paths, globs []string) {
 	var found []fileID
+	var sizes []int64
 	add := func(p string) {
-		if id, ok := statID(p); ok {
+		if id, size, ok := statID(p); ok {
 			found = append(found, id)
+			sizes = append(sizes, size)
 		}
 	}
 	for _, p := range paths {
@@ -35,11 +38,19 @@ func (d *deniedIDs) note(paths, globs []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.ids == nil {
-		d.ids = map[fileID]bool{}
+		d.ids, d.sizes = map[fileID]bool{}, map[int64]bool{}
 	}
-	for _, id := range found {
+	for i, id := range found {
 		d.ids[id] = true
+		d.sizes[sizes[i]] = true
 	}
+}
+
+// sized reports that a denied file had this size when seen.
+func (d *deniedIDs) sized(size int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sizes[size]
 }
 
 // has reports that id is a denied file's.
@@ -63,7 +74,7 @@ func (r *Resolved) CheckOpened(f *os.File, path string) error {
 	if !r.Enforced() || r.ids == nil {
 		return nil
 	}
-	id, ok := fdID(int(f.Fd()))
+	id, _, ok := fdID(int(f.Fd()))
 	if !ok || !r.ids.has(id) {
 		return nil
 	}
@@ -72,13 +83,18 @@ func (r *Resolved) CheckOpened(f *os.File, path string) error {
 
 // OpenedFilter returns the judge of grep's opened files (search.Query's
 // Opened): false for a descriptor open on a denied file under another name.
-// It returns nil when the policy denies no file it has seen.
-func (r *Resolved) OpenedFilter() func(fd int) bool {
+// Only a file of a size a denied file had when seen costs an fstat (the
+// walk knows every size): a grep keeps its speed. It returns nil when the
+// policy denies no file it has seen.
+func (r *Resolved) OpenedFilter() func(fd int, size int64) bool {
 	if !r.Enforced() || r.ids == nil || r.ids.empty() {
 		return nil
 	}
-	return func(fd int) bool {
-		id, ok := fdID(fd)
+	return func(fd int, size int64) bool {
+		if !r.ids.sized(size) {
+			return true
+		}
+		id, _, ok := fdID(fd)
 		return !ok || !r.ids.has(id)
 	}
 }

@@ -53,7 +53,7 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 		}
 		defer fd.close()
 	}
-	if g.q.Opened != nil && !g.q.Opened(fd.num()) {
+	if g.q.Opened != nil && !g.q.Opened(fd.num(), f.Size) {
 		return fileResult{}
 	}
 	rd := reader{fd: fd, left: f.Size}
@@ -102,7 +102,7 @@ func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) f
 		return fileResult{}
 	}
 	defer fd.close()
-	if g.q.Opened != nil && !g.q.Opened(fd.num()) {
+	if g.q.Opened != nil && !g.q.Opened(fd.num(), f.Size) {
 		return fileResult{}
 	}
 	var res fileResult
