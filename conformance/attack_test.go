@@ -72,3 +72,8 @@ func runAttack(t *testing.T, name string) {
 // baseline (testdata/attacks/direct-write-outside.txtar): a plain write to a
 // file outside the writable set is refused.
 func TestEscape_DirectWriteOutside(t *testing.T) { runAttack(t, "direct-write-outside") }
+
+// TestEscape_SSHKeySymlink checks SPEC §14 (issue 46 row 11;
+// testdata/attacks/ssh-key-symlink.txtar): a symlinked ~/.ssh/id_* is
+// denied at its target too, as a plain deny entry's target is.
+func TestEscape_SSHKeySymlink(t *testing.T) { runAttack(t, "ssh-key-symlink") }

@@ -93,12 +93,26 @@ func forEachUser(t *testing.T, f func(t *testing.T, asRoot bool)) {
 // auto).
 func newSandboxBox(t *testing.T, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
 	t.Helper()
-	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy)
+	return newSandboxBoxIn(t, "/var/tmp", asRoot, policy, extra...)
+}
+
+// newSandboxBoxGit is newSandboxBox, whose workspace is a git repository
+// only when gitInit is set.
+func newSandboxBoxGit(t *testing.T, asRoot bool, policy map[string]any, gitInit bool) *sandboxBox {
+	t.Helper()
+	return newSandboxBoxMade(t, "/var/tmp", asRoot, policy, gitInit)
 }
 
 // newSandboxBoxIn is newSandboxBox with the box made in dir, and the
 // server started with the extra options too.
 func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]any, extra ...option) *sandboxBox {
+	t.Helper()
+	return newSandboxBoxMade(t, dir, asRoot, policy, true, extra...)
+}
+
+// newSandboxBoxMade makes the box in dir, its workspace a git repository
+// when gitInit is set, and starts the server with the extra options too.
+func newSandboxBoxMade(t *testing.T, dir string, asRoot bool, policy map[string]any, gitInit bool, extra ...option) *sandboxBox {
 	t.Helper()
 	base, err := os.MkdirTemp(dir, "toolrpc-sandbox-")
 	require.NoError(t, err)
@@ -119,10 +133,12 @@ func newSandboxBoxIn(t *testing.T, dir string, asRoot bool, policy map[string]an
 		require.NoError(t, os.WriteFile(p, []byte(c), 0o644))
 	}
 	require.NoError(t, os.Chmod(b.home+"/.ssh/id_ed25519", 0o600))
-	git := exec.Command("git", "init", "-q", b.ws)
-	git.Env = append(os.Environ(), "HOME="+b.home)
-	out, err := git.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	if gitInit {
+		git := exec.Command("git", "init", "-q", b.ws)
+		git.Env = append(os.Environ(), "HOME="+b.home)
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
 	opts := []option{withRoot(b.ws), withDataDir(base + "/data"), withEnv("HOME="+b.home, "GIT_CONFIG_NOSYSTEM=1")}
 	opts = append(opts, extra...)
 	if policy != nil {

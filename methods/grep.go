@@ -104,9 +104,11 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	q.Start, q.Boundary, q.Display, q.Sources = rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources
 	q.List, q.Resume = s.Files.Walk, s.Resume
 	call.AfterReply(func() { s.Files.BuildDeferred(rp.RootDir) })
-	if f := s.Sandbox().ListFilter(rp.Abs); f != nil {
+	pol := filePolicy(s)
+	if f := pol.ListFilter(rp.Abs); f != nil {
 		q.Filter = f // a filtered grep never continues a page: search drops Resume
 	}
+	q.Opened = pol.OpenedFilter() // a denied file under another name (mv, ln) is skipped as unreadable
 	if rp.Root == roots.Workspace {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left. A

@@ -82,8 +82,11 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
-	res, err := page.Read(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources)
+	res, err := page.ReadChecked(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources, sandboxOpened(s, rp))
 	if err != nil {
+		if d := sandboxDenied(err); d != err {
+			return nil, d
+		}
 		return nil, readRefusal(s, rp, err)
 	}
 	res.Root = wire.Root(rp.Root)

@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/toolrpc/toolrpc/internal/roots"
 	"github.com/toolrpc/toolrpc/internal/sandbox"
@@ -17,15 +18,31 @@ import (
 // tools enforce it themselves, so they do so on every OS, also where the
 // kernel cannot confine commands.
 
+// filePolicy is the session's policy as the disk is now
+// (sandbox.Resolved.Now): a .git a command made since initialize is
+// protected, and a denied key's symlink target denied, for this call.
+func filePolicy(s *Session) *sandbox.Resolved { return s.Sandbox().Now() }
+
 // sandboxRead refuses rp when the session's policy denies reading it.
 func sandboxRead(s *Session, rp roots.Path) error {
-	return sandboxDenied(s.Sandbox().CheckRead(rp.Abs))
+	return sandboxDenied(filePolicy(s).CheckRead(rp.Abs))
 }
 
 // sandboxWrite refuses rp when the session's policy denies changing it:
 // outside the writable set, protected inside a writable root, or denied.
 func sandboxWrite(s *Session, rp roots.Path) error {
-	return sandboxDenied(s.Sandbox().CheckWrite(rp.Abs))
+	return sandboxDenied(filePolicy(s).CheckWrite(rp.Abs))
+}
+
+// sandboxOpened returns the check of the file a read of rp opened: a
+// denied file reached under another name (renamed or hard-linked inside a
+// writable root) is refused, as Landlock refuses it to a command.
+func sandboxOpened(s *Session, rp roots.Path) func(*os.File) error {
+	pol := s.Sandbox()
+	if !pol.Enforced() {
+		return nil
+	}
+	return func(f *os.File) error { return pol.CheckOpened(f, rp.Abs) }
 }
 
 // sandboxDenied maps a policy's *sandbox.Denial to SANDBOX_DENIED, whose
@@ -41,7 +58,7 @@ func sandboxDenied(err error) error {
 // sandboxReadable reports that the session's policy lets abs be read: the
 // filter of names a file tool may suggest.
 func sandboxReadable(s *Session) func(abs string) bool {
-	pol := s.Sandbox()
+	pol := filePolicy(s)
 	if !pol.Enforced() {
 		return nil
 	}
@@ -53,7 +70,7 @@ func sandboxReadable(s *Session) func(abs string) bool {
 // nor counted as ignored) and whether it dropped any below start. It returns
 // list itself when nothing below start is denied, the common case.
 func sandboxList(s *Session, list search.Lister, start string) (search.Lister, bool) {
-	pol := s.Sandbox()
+	pol := filePolicy(s)
 	if pol.ListFilter(start) == nil {
 		return list, false
 	}

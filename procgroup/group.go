@@ -49,9 +49,13 @@ func StartContext(ctx context.Context, spec Spec) (*Group, error) {
 		return nil, err
 	}
 	if spec.Wrap != nil && spec.Fork == nil {
-		cmd.Path, cmd.Args = spec.Wrap(cmd.Path, cmd.Args, cmd.SysProcAttr)
+		extra := len(cmd.ExtraFiles)
+		err = spec.Wrap(cmd)
+		closeAfterStart = append(closeAfterStart, cmd.ExtraFiles[extra:]...)
 	}
-	cmd, err = g.spawn(ctx, cmd, spec.noCgroup, spec.Fork)
+	if err == nil {
+		cmd, err = g.spawn(ctx, cmd, spec.noCgroup, spec.Fork)
+	}
 	closeAll(closeAfterStart)
 	if err != nil {
 		closeAll(g.outs)
@@ -101,7 +105,7 @@ func (g *Group) spawn(ctx context.Context, cmd *exec.Cmd, noCgroup bool, fork fu
 		setCgroupFD(cmd.SysProcAttr, -1, false)
 		becomeSubreaper()
 		// An exec.Cmd starts at most once: retry with a fresh one.
-		cmd = &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
+		cmd = &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, ExtraFiles: cmd.ExtraFiles,
 			Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, SysProcAttr: cmd.SysProcAttr}
 		err = start(cmd)
 	}

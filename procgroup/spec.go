@@ -3,7 +3,7 @@ package procgroup
 import (
 	"io"
 	"os"
-	"syscall"
+	"os/exec"
 	"time"
 )
 
@@ -60,11 +60,12 @@ type Spec struct {
 	// prompts (SPEC §13).
 	GitPrompts bool
 	// Wrap, when set, changes how the shell is started (Unix only): given
-	// the shell's path and argv and the SysProcAttr it is started with, it
-	// returns the program and argv to start instead, and may add to attr.
-	// The program must exec the shell in its own place, keeping the pid (the
-	// sandbox's wrapper does).
-	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
+	// the command as it would start the shell, it rewrites it in place —
+	// the program and argv to start instead, its environment, files to hand
+	// over (ExtraFiles, closed by the Group once the start is done) and
+	// attributes. The program must exec the shell in its own place, keeping
+	// the pid (the sandbox's wrapper does).
+	Wrap func(cmd *exec.Cmd) error
 	// Fork, when set, forks the shell in place of Wrap (Unix only): it
 	// calls start, which forks the shell, on the
 	// thread the shell must be forked from (the sandbox's confined thread),

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -55,7 +56,7 @@ func (d *Dir) lockLocked() error {
 	if d.lock != nil {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(d.path, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(d.path, lockName), os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("open scratch lock %s: %w", d.path, err)
 	}
@@ -89,29 +90,61 @@ func (d *Dir) ensureLocked() error {
 // Write saves data (cut to SpillMaxBytes) as a new spill file
 // tool-output/<label>-<ms>-<seq>.log and returns its path. The first Write
 // creates the session dir (0700) and takes its lock.
+//
+// Commands may write the scratch dir (SPEC §14), so tool-output may have
+// been replaced by a symlink or anything else: it is made and opened
+// relative to the session dir's descriptor, following no symlink, and the
+// file is created there with O_EXCL, so the server writes nowhere but
+// inside the scratch dir (SPEC §6.3).
 func (d *Dir) Write(label string, data []byte) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.ensureLocked(); err != nil {
 		return "", err
 	}
-	out := filepath.Join(d.path, outputDir)
-	if err := os.MkdirAll(out, 0o700); err != nil {
-		return "", fmt.Errorf("create spill dir %s: %w", out, err)
+	out, err := d.sub(outputDir)
+	if err != nil {
+		return "", fmt.Errorf("create spill dir %s: %w", filepath.Join(d.path, outputDir), err)
 	}
+	defer out.Close()
 	d.seq++
-	name := filepath.Join(out, fmt.Sprintf("%s-%d-%d.log", label, time.Now().UnixMilli(), d.seq))
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	base := fmt.Sprintf("%s-%d-%d.log", label, time.Now().UnixMilli(), d.seq)
+	name := filepath.Join(out.Path(), base)
+	f, err := out.Create(base, os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("create spill file %s: %w", name, err)
 	}
 	_, werr := f.Write(data[:min(len(data), limits.SpillMaxBytes)])
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(name)
+		_ = out.Remove(base)
 		return "", fmt.Errorf("write spill file %s: %w", name, err)
 	}
 	return name, nil
+}
+
+// sub makes (unless it exists) and opens the directory name of the session
+// dir, through no symlink (beneath.Dir.Sub).
+func (d *Dir) sub(name string) (*beneath.Dir, error) {
+	top, err := beneath.OpenDir(d.path)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	return top.Sub(name, 0o700)
+}
+
+// Sub is the session dir's subdirectory name (such as process, for the
+// process logs), made 0700 unless it exists, with the session dir and its
+// lock, and opened through no symlink: the caller creates its files there
+// (beneath.Dir.Create) and closes it.
+func (d *Dir) Sub(name string) (*beneath.Dir, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.ensureLocked(); err != nil {
+		return nil, err
+	}
+	return d.sub(name)
 }
 
 // Remove deletes the session's scratch directory and everything in it, then
@@ -160,7 +193,7 @@ func (d *Dir) Sweep() ([]string, error) {
 
 // stale reports whether no live server owns the session dir p.
 func stale(p string) bool {
-	f, err := os.OpenFile(filepath.Join(p, lockName), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(p, lockName), os.O_RDWR|noFollow, 0)
 	if err != nil {
 		fi, serr := os.Stat(p)
 		return errors.Is(err, os.ErrNotExist) && serr == nil && time.Since(fi.ModTime()) > unlockedGrace

@@ -10,6 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noFollow keeps a lock file's open from following a symlink a command put
+// in its place (the scratch dir is writable by commands, SPEC §14).
+const noFollow = unix.O_NOFOLLOW
+
 // errLocked is what tryLock returns when another process holds the lock.
 var errLocked = unix.EWOULDBLOCK
 

@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// noFollow: Windows has no sandbox, and no O_NOFOLLOW.
+const noFollow = 0
+
 // errLocked is what tryLock returns when another process holds the lock.
 var errLocked = windows.ERROR_LOCK_VIOLATION
 

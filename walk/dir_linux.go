@@ -7,13 +7,18 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // dirHandle is an open directory file descriptor, listed with getdents.
 type dirHandle int
 
+// openDir opens the directory abs (below the walk's symlink-evaluated
+// start) through no symlink in any component: a directory swapped for a
+// symlink after it was listed is not entered (SPEC §14).
 func openDir(abs string) (dirHandle, bool) {
-	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	fd, err := beneath.OpenFD(abs, unix.O_RDONLY|unix.O_DIRECTORY)
 	return dirHandle(fd), err == nil
 }
 

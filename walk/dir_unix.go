@@ -5,14 +5,17 @@ package walk
 import (
 	"os"
 	"syscall"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // dirHandle is an open directory, listed with readdir (os.File.ReadDir),
 // the portable path macOS runs and Linux runs under toolrpc_portable.
 type dirHandle struct{ f *os.File }
 
+// openDir opens the directory abs through no symlink (see beneath.Open).
 func openDir(abs string) (dirHandle, bool) {
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	f, err := beneath.Open(abs, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	return dirHandle{f}, err == nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // TempPattern is the os.CreateTemp pattern of the temporary file beside a
@@ -27,6 +29,11 @@ func TempPattern(base string) string {
 type File struct {
 	f      *os.File
 	target string
+	// dir is the target's directory, held open: the temporary file is
+	// made, linked and renamed relative to it, so a directory on the way
+	// replaced meanwhile (by a symlink, say) changes nothing.
+	dir    *beneath.Dir
+	ownDir bool // dir was opened by Create and is closed with the File
 	// unnamed marks an O_TMPFILE file: it has no name until Commit links
 	// it beside the target, just before the rename.
 	unnamed bool
@@ -36,10 +43,28 @@ type File struct {
 // Create starts writing a new content for path, which will get mode perm
 // (permission and setuid/setgid/sticky bits). The directory must exist.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	a := &File{target: path}
-	a.f, a.unnamed = createUnnamed(filepath.Dir(path))
+	dir, err := beneath.OpenDir(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	a, err := CreateIn(dir, filepath.Base(path), perm)
+	if err != nil {
+		_ = dir.Close()
+		return nil, err
+	}
+	a.ownDir = true
+	return a, nil
+}
+
+// CreateIn is Create of the file base in dir, a directory the caller holds
+// open (and closes after Commit or Abort): every step is taken relative to
+// it.
+func CreateIn(dir *beneath.Dir, base string, perm fs.FileMode) (*File, error) {
+	path := filepath.Join(dir.Path(), base)
+	a := &File{target: path, dir: dir}
+	a.f, a.unnamed = createUnnamed(dir)
 	if a.f == nil {
-		f, err := os.CreateTemp(filepath.Dir(path), TempPattern(filepath.Base(path)))
+		f, err := a.createNamed()
 		if err != nil {
 			return nil, fmt.Errorf("create temporary file for %s: %w", path, err)
 		}
@@ -52,11 +77,38 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	return a, nil
 }
 
+// createNamed makes a temporary file by TempPattern beside the target.
+func (a *File) createNamed() (*os.File, error) {
+	for range 10000 {
+		f, err := a.dir.Create(a.tempName(), os.O_RDWR, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, errors.New("every name tried exists")
+}
+
+// tempName is a fresh temporary name by TempPattern.
+func (a *File) tempName() string {
+	return strings.Replace(TempPattern(filepath.Base(a.target)), "*", strconv.FormatUint(rand.Uint64(), 36), 1)
+}
+
 // Replace starts writing a new content for the existing regular file like
 // describes (its Lstat or Stat result): the replacement keeps its mode and,
 // when the process may, its owner and group.
 func Replace(path string, like fs.FileInfo) (*File, error) {
 	a, err := Create(path, like.Mode())
+	if err != nil {
+		return nil, err
+	}
+	keepOwner(a.f, like)
+	return a, nil
+}
+
+// ReplaceIn is Replace of the file base in dir (see CreateIn).
+func ReplaceIn(dir *beneath.Dir, base string, like fs.FileInfo) (*File, error) {
+	a, err := CreateIn(dir, base, like.Mode())
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +124,16 @@ func (a *File) Name() string { return a.f.Name() }
 func (a *File) discard() {
 	_ = a.f.Close()
 	if !a.unnamed {
-		_ = os.Remove(a.f.Name())
+		_ = a.dir.Remove(filepath.Base(a.f.Name()))
+	}
+	a.closeDir()
+}
+
+// closeDir closes the directory if the File opened it.
+func (a *File) closeDir() {
+	if a.ownDir {
+		_ = a.dir.Close()
+		a.ownDir = false
 	}
 }
 
@@ -101,19 +162,20 @@ func (a *File) Commit() error {
 		a.f, a.unnamed = named, false
 	}
 	name := a.f.Name()
+	base := filepath.Base(name)
 	if err := a.f.Close(); err != nil {
-		_ = os.Remove(name)
+		_ = a.dir.Remove(base)
+		a.closeDir()
 		return fmt.Errorf("close %s: %w", name, err)
 	}
-	if err := os.Rename(name, a.target); err != nil {
-		_ = os.Remove(name)
+	if err := a.dir.Rename(base, filepath.Base(a.target)); err != nil {
+		_ = a.dir.Remove(base)
+		a.closeDir()
 		return fmt.Errorf("rename %s to %s: %w", name, a.target, err)
 	}
-	if d, err := os.Open(filepath.Dir(a.target)); err == nil {
-		// The rename is done; a failed directory sync only weakens durability.
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	// The rename is done; a failed directory sync only weakens durability.
+	_ = a.dir.Sync()
+	a.closeDir()
 	return nil
 }
 
@@ -121,17 +183,17 @@ func (a *File) Commit() error {
 // returns it open under that name.
 func (a *File) link() (*os.File, error) {
 	for range 10000 {
-		name := filepath.Join(filepath.Dir(a.target), strings.Replace(TempPattern(filepath.Base(a.target)), "*", strconv.FormatUint(rand.Uint64(), 36), 1))
-		err := linkUnnamed(a.f, name)
+		name := a.tempName()
+		err := linkUnnamed(a.f, a.dir, name)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("name temporary file for %s: %w", a.target, err)
 		}
-		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		f, err := a.dir.OpenFile(name, os.O_RDWR)
 		if err != nil {
-			_ = os.Remove(name)
+			_ = a.dir.Remove(name)
 			return nil, fmt.Errorf("open temporary file for %s: %w", a.target, err)
 		}
 		return f, nil

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // unnamedFiles reports that Create writes to an unnamed file here.
@@ -16,23 +18,23 @@ const unnamedFiles = true
 // before Commit leaves nothing behind. It returns nil where the file system
 // has no O_TMPFILE, or /proc is not mounted to name the file later; the
 // caller then takes a named temporary file.
-func createUnnamed(dir string) (*os.File, bool) {
+func createUnnamed(dir *beneath.Dir) (*os.File, bool) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		return nil, false
 	}
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	fd, err := unix.Openat(dir.Fd(), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, false
 	}
-	return os.NewFile(uintptr(fd), dir+"/(unnamed temporary file)"), true
+	return os.NewFile(uintptr(fd), dir.Path()+"/(unnamed temporary file)"), true
 }
 
-// linkUnnamed gives f, opened by createUnnamed, the name name; an existing
-// name is fs.ErrExist.
-func linkUnnamed(f *os.File, name string) error {
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
+// linkUnnamed gives f, opened by createUnnamed, the name name in dir; an
+// existing name is fs.ErrExist.
+func linkUnnamed(f *os.File, dir *beneath.Dir, name string) error {
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), dir.Fd(), name, unix.AT_SYMLINK_FOLLOW)
 	if err != nil {
-		return &os.LinkError{Op: "link", Old: f.Name(), New: name, Err: err}
+		return &os.LinkError{Op: "link", Old: f.Name(), New: dir.Path() + "/" + name, Err: err}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ package atomicfile
 import (
 	"errors"
 	"os"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // unnamedFiles reports that Create writes to an unnamed file here.
@@ -12,7 +14,9 @@ const unnamedFiles = false
 
 // createUnnamed has no unnamed files to offer here: the caller takes a
 // named temporary file.
-func createUnnamed(string) (*os.File, bool) { return nil, false }
+func createUnnamed(*beneath.Dir) (*os.File, bool) { return nil, false }
 
 // linkUnnamed is never called without createUnnamed.
-func linkUnnamed(*os.File, string) error { return errors.New("atomicfile: no unnamed files here") }
+func linkUnnamed(*os.File, *beneath.Dir, string) error {
+	return errors.New("atomicfile: no unnamed files here")
+}

@@ -7,11 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
 	"github.com/toolrpc/toolrpc/limits"
@@ -98,8 +100,9 @@ func moveSources(abs, tag, newTag string, shown []Hunk, v *view, sources *source
 }
 
 // openRegular opens the regular file abs for tool.
+// abs has every symlink resolved: it is opened through none (SPEC §14).
 func openRegular(abs, name, tool string) (*os.File, fs.FileInfo, error) {
-	f, err := os.Open(abs)
+	f, err := beneath.Open(abs, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, &Error{Refusal: NotFound, Msg: fmt.Sprintf("%s %s: no such file", tool, name)}
 	}
@@ -159,7 +162,12 @@ func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, 
 	if err := ctx.Err(); err != nil { // a cancelled call touches no file
 		return applied{}, fmt.Errorf("edit %s: cancelled; the file is unchanged: %w", name, err)
 	}
-	af, err := atomicfile.Replace(abs, fi)
+	dir, err := beneath.OpenDirNoFollow(filepath.Dir(abs))
+	if err != nil {
+		return applied{}, fmt.Errorf("edit %s: %w", name, err)
+	}
+	defer dir.Close()
+	af, err := atomicfile.ReplaceIn(dir, filepath.Base(abs), fi)
 	if err != nil {
 		return applied{}, fmt.Errorf("edit %s: %w", name, err)
 	}
@@ -170,7 +178,7 @@ func rewrite(ctx context.Context, f *os.File, fi fs.FileInfo, abs, name string, 
 	}
 	if err != nil || ap.readSum != st.sum || ap.readBytes != st.size {
 		now := ""
-		if cur, _ := os.Open(abs); cur != nil {
+		if cur, _ := beneath.Open(abs, os.O_RDONLY, 0); cur != nil {
 			now, _ = sourceset.Tag(cur)
 			cur.Close()
 		}

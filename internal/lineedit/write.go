@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolrpc/toolrpc/internal/atomicfile"
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/internal/cut"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
@@ -81,7 +82,7 @@ func writeEncoding(abs, label string, exists bool) (*textenc.Encoding, error) {
 	if !exists {
 		return nil, nil
 	}
-	f, err := os.Open(abs)
+	f, err := beneath.Open(abs, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil // create reports the error
 	}
@@ -98,7 +99,7 @@ func unshape(ctx context.Context, abs, content string, exists bool) ([]byte, str
 	}
 	ending, final := "\n", true
 	if exists {
-		if f, err := os.Open(abs); err == nil {
+		if f, err := beneath.Open(abs, os.O_RDONLY, 0); err == nil {
 			st, _, serr := scanEnc(ctx, f, fileEncoding(f))
 			f.Close()
 			if serr == nil && st.lines > 0 {
@@ -136,15 +137,26 @@ func create(ctx context.Context, abs, name string, data []byte, fi fs.FileInfo, 
 	if private {
 		fm, dm = privateFileMode, privateDirMode
 	}
-	var af *atomicfile.File
+	// abs has every symlink resolved (the file tools resolve it before the
+	// sandbox's check): its directory is opened, or made, through no
+	// symlink and held, so the file lands where it was checked even if a
+	// directory on the way is swapped for a symlink meanwhile (SPEC §14).
+	var dir *beneath.Dir
 	var err error
 	if fi != nil {
-		af, err = atomicfile.Replace(abs, fi)
+		dir, err = beneath.OpenDirNoFollow(filepath.Dir(abs))
 	} else {
-		if err := os.MkdirAll(filepath.Dir(abs), dm); err != nil {
-			return fmt.Errorf("write %s: create parent directories: %w", name, err)
-		}
-		af, err = atomicfile.Create(abs, fm)
+		dir, err = beneath.MkdirAll(filepath.Dir(abs), dm)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: create parent directories: %w", name, err)
+	}
+	defer dir.Close()
+	var af *atomicfile.File
+	if fi != nil {
+		af, err = atomicfile.ReplaceIn(dir, filepath.Base(abs), fi)
+	} else {
+		af, err = atomicfile.CreateIn(dir, filepath.Base(abs), fm)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)

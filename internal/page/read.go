@@ -10,6 +10,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/internal/lineindex"
 	"github.com/toolrpc/toolrpc/internal/sourceset"
 	"github.com/toolrpc/toolrpc/internal/textenc"
@@ -32,6 +33,13 @@ const linePrefix = utf8.UTFMax * (limits.MaxLineChars + 2)
 // which the caller's resolution of the path knows (Path is name). A refusal is
 // an *Error.
 func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set) (*wire.ReadResult, error) {
+	return ReadChecked(ctx, abs, name, asked, offset, limit, cache, sources, nil)
+}
+
+// ReadChecked is Read whose open file is judged by check (nil: none) before
+// a byte of it is read: the sandbox's judgement of what was opened, under
+// whatever name (SPEC §14). check's error is returned as it is.
+func ReadChecked(ctx context.Context, abs, name, asked string, offset, limit int64, cache *lineindex.Cache, sources *sourceset.Set, check func(*os.File) error) (*wire.ReadResult, error) {
 	// Stat first so a FIFO or device is refused before an open could block.
 	fi, err := os.Stat(abs)
 	if err != nil {
@@ -47,11 +55,18 @@ func Read(ctx context.Context, abs, name, asked string, offset, limit int64, cac
 	}
 	// O_NONBLOCK: should the path have become a FIFO since the Stat, the open
 	// still returns at once and the Fstat below refuses it.
-	f, err := os.OpenFile(abs, os.O_RDONLY|oNonblock, 0)
+	// abs has every symlink resolved: it is opened through none, so what
+	// is read is what the sandbox checked (SPEC §14).
+	f, err := beneath.Open(abs, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, openError(name, err)
 	}
 	defer f.Close()
+	if check != nil {
+		if err := check(f); err != nil {
+			return nil, err
+		}
+	}
 	if fi, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/toolrpc/toolrpc/internal/beneath"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -46,17 +47,48 @@ type lineMark struct{ off, lines int64 }
 // by reading at most about that much of the file.
 const markEvery = 256 * limits.KB
 
-// CreateLog creates (or truncates) the log file at path, mode 0600 in a 0700
-// directory.
+// CreateLog creates (or replaces) the log file at path, mode 0600 in a 0700
+// directory. path's directory is in the session scratch, which commands may
+// write (SPEC §14): it is made and opened relative to its parent's
+// descriptor following no symlink, and the file is made afresh there
+// (whatever a command left at its name is removed, never followed), so the
+// server writes nowhere but inside the scratch dir.
 func CreateLog(path string) (*Log, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir, err := openLogDir(path)
+	if err != nil {
 		return nil, fmt.Errorf("process log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	defer dir.Close()
+	f, err := createIn(dir, filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("process log: %w", err)
 	}
 	return &Log{path: path, f: f}, nil
+}
+
+// openLogDir makes (as needed) and opens the directory of the log file
+// path: its parent is the server's (followed as named), the directory
+// itself is reached through no symlink.
+func openLogDir(path string) (*beneath.Dir, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, err
+	}
+	top, err := beneath.OpenDir(filepath.Dir(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	return top.Sub(filepath.Base(dir), 0o700)
+}
+
+// createIn makes the file name in dir afresh (O_EXCL, after removing what
+// is there) for reading and writing.
+func createIn(dir *beneath.Dir, name string) (*os.File, error) {
+	if err := dir.Remove(name); err != nil {
+		return nil, err
+	}
+	return dir.Create(name, os.O_RDWR, 0o600)
 }
 
 // Path returns the log file's path.
@@ -84,22 +116,32 @@ func (l *Log) Append(b []byte) {
 	}
 }
 
-// dropHead keeps the last logKeep bytes of the file.
+// dropHead keeps the last logKeep bytes of the file: the kept tail goes to
+// a new file renamed over the log, both names in the log's directory
+// reached through no symlink (see CreateLog).
 func (l *Log) dropHead() {
 	keepFrom := l.produced - logKeep
-	tmp := l.path + ".tmp"
-	nf, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	name := filepath.Base(l.path)
+	tmp := name + ".tmp"
+	dir, err := openLogDir(l.path)
+	var nf *os.File
+	if err == nil {
+		defer dir.Close()
+		nf, err = createIn(dir, tmp)
+	}
 	if err == nil {
 		_, err = io.Copy(nf, io.NewSectionReader(l.f, keepFrom-l.base, logKeep))
 	}
 	if err == nil {
-		err = os.Rename(tmp, l.path)
+		err = dir.Rename(tmp, name)
 	}
 	if err != nil {
 		if nf != nil {
 			_ = nf.Close()
 		}
-		_ = os.Remove(tmp)
+		if dir != nil {
+			_ = dir.Remove(tmp)
+		}
 		l.err = fmt.Errorf("process log %s: drop head: %w", l.path, err)
 		return
 	}

@@ -93,6 +93,7 @@ type Resolved struct {
 	carved      []string     // read-only roots inside the writable set (read-only mode)
 	fork        *forker      // the confined thread that forks commands (Fork), where there is one
 	targets     *denyTargets // the symlinked deny entries' targets, resolved lately (denyReadNow)
+	ids         *deniedIDs   // the denied files' identities seen so far (Now)
 }
 
 // Off is the policy of a session whose sandbox is off.
@@ -107,7 +108,7 @@ func Resolve(p wire.SandboxPolicy, env Env) (*Resolved, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker(), targets: &denyTargets{}}
+	r := &Resolved{Requested: p.Mode, Network: p.Network, Machine: env.Machine, fork: newForker(), targets: &denyTargets{}, ids: &deniedIDs{}}
 	if r.Requested == "" {
 		r.Requested = wire.SandboxAuto
 	}

@@ -111,8 +111,8 @@ func (f *forker) thread(r *Resolved) (*thread, error) {
 		// its thread once the garbage collector finds it unreachable.
 		runtime.AddCleanup(r, (*forker).close, f)
 	}
-	now := r.withGitDirs() // a .git made since is protected, with its hooks and config
-	key := now.setupKey(f.dirs)
+	now := r.Now() // a .git made since is protected, with its hooks and config; glob symlinks' targets denied
+	key := now.setupKey(denyDirs(now.DenyRead, now.DenyGlobs))
 	t := f.cur
 	if t == nil || t.key != key {
 		if t != nil {
@@ -267,6 +267,9 @@ func (r *Resolved) setupKey(dirs []string) string {
 	}
 	for _, d := range dirs {
 		stat(d, true, true)
+	}
+	for _, d := range r.DenyRead {
+		b.WriteString("\x00deny " + d)
 	}
 	if r.Machine.MountNS {
 		// The daemon sockets a thread masks (a tmux or agent started since

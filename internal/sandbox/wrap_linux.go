@@ -3,7 +3,9 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"sync"
 	"syscall"
 
@@ -19,13 +21,24 @@ import (
 // returns nil when the policy is off. It fails when the policy is
 // unavailable (Usable's error). Where Fork is not nil, procgroup uses Fork
 // instead.
-func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string), error) {
+//
+// The wrapper starts with an empty environment: the command's, which the
+// call chooses (LD_PRELOAD, LD_AUDIT, GLIBC_TUNABLES, GODEBUG, ...), would
+// act on the wrapper before it is confined. The command's environment is
+// handed over in a memfd (never in argv, which /proc shows every user) and
+// applied by the exec that follows the confinement.
+func (r *Resolved) Wrap() (func(cmd *exec.Cmd) error, error) {
 	if err := r.Usable(); err != nil || !r.Enforced() {
 		return nil, err
 	}
-	policy := r.withGitDirs().confinePolicy() // a .git made since, with its hooks and config
+	policy := r.Now().confinePolicy() // a .git made since, with its hooks and config; glob symlinks' targets
 	policy.ServerMountNS = serverMountNS()
-	return func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string) {
+	return func(cmd *exec.Cmd) error {
+		attr := cmd.SysProcAttr
+		if attr == nil {
+			attr = &syscall.SysProcAttr{}
+			cmd.SysProcAttr = attr
+		}
 		if r.Machine.MountNS {
 			ns := nsAttr(r.Machine.UserNS)
 			attr.Unshareflags |= ns.Unshareflags
@@ -38,9 +51,37 @@ func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysPro
 				attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 			}
 		}
-		command := append([]string{path}, argv[1:]...)
-		return selfExe, append([]string{selfExe}, policy.Args(command)...)
+		env, err := envFile(cmd.Env)
+		if err != nil {
+			return err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, env)
+		p := policy
+		p.EnvFD = 2 + len(cmd.ExtraFiles) // ExtraFiles[i] is fd 3+i in the wrapper
+		command := append([]string{cmd.Path}, cmd.Args[1:]...)
+		cmd.Path, cmd.Args = selfExe, append([]string{selfExe}, p.Args(command)...)
+		cmd.Env = []string{}
+		return nil
 	}, nil
+}
+
+// envFile returns a memfd holding env, NUL-separated,
+// for the wrapper to read (confine.Policy.EnvFD).
+func envFile(env []string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("toolrpc-command-env", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: hand the command's environment to the wrapper: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "toolrpc-command-env")
+	var b []byte
+	for _, kv := range env {
+		b = append(append(b, kv...), 0)
+	}
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("sandbox: hand the command's environment to the wrapper: %w", err)
+	}
+	return f, nil
 }
 
 // serverMountNS names the server's mount namespace, which a wrapper must

@@ -2,10 +2,10 @@
 
 package sandbox
 
-import "syscall"
+import "os/exec"
 
 // Wrap returns nil off Linux, where no policy is enforced (an enforced one
 // is unavailable: Usable's error).
-func (r *Resolved) Wrap() (func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string), error) {
+func (r *Resolved) Wrap() (func(cmd *exec.Cmd) error, error) {
 	return nil, r.Usable()
 }

@@ -56,6 +56,9 @@ func (g *worker) fileAt(ctx context.Context, f walk.File, open int) fileResult {
 		}
 		defer fd.close()
 	}
+	if g.q.Opened != nil && !g.q.Opened(fd.num(), f.Size) {
+		return fileResult{}
+	}
 	rd := reader{fd: fd, left: f.Size}
 	if f.Size == 0 { // /proc files report size 0 yet hold text: read to EOF (SPEC §4)
 		rd.left = limits.UnsizedFileMaxBytes
@@ -102,6 +105,9 @@ func (g *worker) fileSpans(ctx context.Context, f walk.File, spans [][2]int64) f
 		return fileResult{}
 	}
 	defer fd.close()
+	if g.q.Opened != nil && !g.q.Opened(fd.num(), f.Size) {
+		return fileResult{}
+	}
 	var res fileResult
 	for _, sp := range spans {
 		start, end := sp[0], min(sp[1], f.Size)

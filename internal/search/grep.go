@@ -56,6 +56,10 @@ type Query struct {
 	// top of the glob (e.g. paths a sandbox denies). A filtered grep never
 	// continues a kept one: the kept one may have listed what this one hides.
 	Filter ListFilter
+	// Opened, when set, judges each file once it is open (its descriptor,
+	// and its size as the walk saw it): false skips it, as unreadable (the
+	// sandbox's judgement of what was opened, whatever its name, SPEC §14).
+	Opened func(fd int, size int64) bool
 	// Index, when set, narrows the listing to the files that can hold a
 	// match below Boundary (a content index).
 	Index Index

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolrpc/toolrpc/internal/beneath"
 )
 
 // rawFile is a file descriptor read with raw syscalls: os.File's poller
@@ -13,10 +15,12 @@ import (
 // files.
 type rawFile int
 
-// openRaw opens abs for reading, never following a symlink and never
+// openRaw opens abs (a walk's file, symlink-evaluated) for reading,
+// following no symlink in any component (so a directory on the way swapped
+// for a symlink since the walk is not followed, SPEC §14) and never
 // blocking on a FIFO (O_NONBLOCK).
 func openRaw(abs string) (rawFile, bool) {
-	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := beneath.OpenFD(abs, unix.O_RDONLY|unix.O_NONBLOCK)
 	return rawFile(fd), err == nil
 }
 
@@ -24,6 +28,9 @@ func openRaw(abs string) (rawFile, bool) {
 func rawFD(fd int) (rawFile, bool) { return rawFile(fd), fd >= 0 }
 
 func (f rawFile) close() { _ = unix.Close(int(f)) }
+
+// num is the descriptor's number (Query.Opened).
+func (f rawFile) num() int { return int(f) }
 
 // read reads into p, retrying on EINTR.
 func (f rawFile) read(p []byte) (int, error) {

@@ -10,6 +10,9 @@ import (
 // rawFile is an open file; Windows has no cheaper path than os.File.
 type rawFile struct{ f *os.File }
 
+// num is -1: Query.Opened has no descriptor to judge here.
+func (f rawFile) num() int { return -1 }
+
 // openRaw opens abs for reading, refusing a symlink or other reparse point
 // (the walk never follows one).
 func openRaw(abs string) (rawFile, bool) {

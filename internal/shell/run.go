@@ -3,7 +3,7 @@ package shell
 import (
 	"context"
 	"io"
-	"syscall"
+	"os/exec"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/capture"
@@ -39,7 +39,7 @@ type Spec struct {
 	Logf func(format string, args ...any)
 	// Wrap starts the shell through the sandbox's wrapper (procgroup.Spec.Wrap;
 	// nil: unconfined).
-	Wrap func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
+	Wrap func(cmd *exec.Cmd) error
 	// Fork forks the shell from the sandbox's confined thread
 	// (procgroup.Spec.Fork; nil: Wrap alone).
 	Fork func(start func() error) (done func(), err error)

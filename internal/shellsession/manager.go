@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/shell"
@@ -316,7 +316,7 @@ type command struct {
 
 // Wrap and Fork are the sandbox's shapes of procgroup.Spec.Wrap and Fork.
 type (
-	Wrap = func(path string, argv []string, attr *syscall.SysProcAttr) (string, []string)
+	Wrap = func(cmd *exec.Cmd) error
 	Fork = func(start func() error) (done func(), err error)
 )
 

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/shell"
@@ -47,8 +46,8 @@ type shellProc struct {
 
 // startShell starts a session's shell in dir under the sandbox's wrap and
 // fork (nil: unconfined), and returns it once it reported ready.
-func startShell(ctx context.Context, dir string, unset []string, wrap func(string, []string, *syscall.SysProcAttr) (string, []string),
-	fork func(func() error) (func(), error), policy any, logf func(string, ...any)) (*shellProc, error) {
+func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
+	fork Fork, policy any, logf func(string, ...any)) (*shellProc, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return nil, fmt.Errorf("shell sessions need bash: %w", err)

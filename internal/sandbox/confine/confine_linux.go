@@ -32,14 +32,49 @@ func run(args []string) {
 	if err == nil && len(argv) == 0 {
 		err = errors.New("no command follows the policy")
 	}
+	env := os.Environ()
+	if err == nil && p.EnvFD > 2 {
+		env, err = readEnv(p.EnvFD)
+	}
 	if err == nil {
 		err = p.apply(ttyPath())
 	}
 	if err == nil {
-		err = syscall.Exec(argv[0], argv, os.Environ())
+		err = syscall.Exec(argv[0], argv, env)
 	}
 	os.Stderr.WriteString(FailPrefix + err.Error() + "; the command did not run\n")
 	os.Exit(FailCode)
+}
+
+// readEnv reads the command's environment from fd (NUL-separated, from
+// its start) and closes it.
+func readEnv(fd int) ([]string, error) {
+	defer syscall.Close(fd)
+	var b []byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := syscall.Pread(fd, buf, int64(len(b)))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, failed("read the command's environment", err)
+		}
+		if n == 0 {
+			break
+		}
+		b = append(b, buf[:n]...)
+	}
+	var env []string
+	for len(b) > 0 {
+		i := indexByte(string(b), 0)
+		if i < 0 {
+			i = len(b)
+		}
+		env = append(env, string(b[:i]))
+		b = b[min(i+1, len(b)):]
+	}
+	return env, nil
 }
 
 // stepError is the error of one step of confining, named.

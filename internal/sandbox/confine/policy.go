@@ -86,6 +86,11 @@ type Policy struct {
 	// DenyGlobs are denied names in a directory: "dir/id_*" denies dir's
 	// id_* but not its *.pub.
 	DenyGlobs []string
+	// EnvFD, when above 2, is the wrapper's descriptor holding the
+	// command's environment (NUL-separated): the wrapper itself starts
+	// with none, so nothing in it (LD_PRELOAD, ...) acts before the
+	// confinement; the exec of the command applies it.
+	EnvFD int
 }
 
 // version starts the header argument, so a wrapper never reads a policy
@@ -114,7 +119,8 @@ func (p *Policy) Args(command []string) []string {
 		" roots=" + itoa(len(p.Roots)) +
 		" protect=" + itoa(len(p.Protect)) +
 		" denyread=" + itoa(len(p.DenyRead)) +
-		" denyglobs=" + itoa(len(p.DenyGlobs))
+		" denyglobs=" + itoa(len(p.DenyGlobs)) +
+		" envfd=" + itoa(p.EnvFD)
 	out := make([]string, 0, 3+len(p.Writable)+len(p.Roots)+len(p.Protect)+len(p.DenyRead)+len(p.DenyGlobs)+len(command))
 	out = append(out, Arg, head, p.ServerMountNS)
 	out = append(out, p.Writable...)
@@ -158,6 +164,7 @@ func Parse(args []string) (Policy, []string, error) {
 	p.MountNS = counts["mountns"] == 1
 	p.NetworkOff = counts["networkoff"] == 1
 	p.Seccomp = counts["seccomp"] == 1
+	p.EnvFD = counts["envfd"]
 	p.ServerMountNS = args[1]
 	rest := args[2:]
 	take := func(key string) ([]string, bool) {
