@@ -1,0 +1,6 @@
+//go:build !linux || toolrpc_portable
+
+package filetable
+
+// idleThread does nothing here: no table is ever loaded (see hasWatcher).
+func idleThread() {}
