@@ -168,7 +168,7 @@ func (t *Table) watchLoaded() {
 // counts the directories judged.
 func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch, idle bool, meter *progress.Meter) (verdicts []printVerdict, changed int, err error) {
 	p := &loadPool{t: t, s: s, rootDev: rootDev, watch: watch, meter: meter,
-		verdicts: make([]printVerdict, len(s.dirs)), finished: make(chan struct{})}
+		verdicts: make([]printVerdict, len(s.dirs)), finished: make(chan struct{}), aborted: make(chan struct{})}
 	if len(s.dirs) == 0 {
 		close(p.finished)
 	}
@@ -194,6 +194,7 @@ func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch,
 	}
 	select {
 	case <-p.finished:
+	case <-p.aborted:
 	case <-ctx.Done():
 		p.fail(ctx.Err())
 	}
@@ -227,6 +228,7 @@ type loadPool struct {
 	done     atomic.Int64  // directories judged
 	nchanged atomic.Int64  // file entries updated
 	finished chan struct{} // closed when every directory is judged
+	aborted  chan struct{} // closed when the revalidation fails
 	stop     atomic.Bool   // idle workers give their directories back and end
 	failed   atomic.Bool
 	errOnce  sync.Once
@@ -281,6 +283,7 @@ func (p *loadPool) fail(err error) {
 	p.errOnce.Do(func() {
 		p.err = err
 		p.failed.Store(true)
+		close(p.aborted)
 	})
 }
 
