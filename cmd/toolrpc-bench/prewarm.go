@@ -138,52 +138,36 @@ func knownTreeVsBaseline(t indexTree, params map[string]any) func(*bench, *Row) 
 // the prewarmWait after initialize with no call (the load), against a
 // server on a data dir with nothing stored.
 func prewarmCPU(t indexTree) func(*bench, *Row) error {
-	return func(b *bench, r *Row) error {
-		dir, data, err := knownData(b, r, t)
-		if err != nil {
-			return err
-		}
-		idle := func(dataDir func() (string, error)) func() (time.Duration, error) {
-			return func() (time.Duration, error) {
-				d, err := dataDir()
-				if err != nil {
-					return 0, err
-				}
-				s, err := startServer(serverConfig{bin: b.bin, root: dir, dataDir: d})
-				if err != nil {
-					return 0, err
-				}
-				defer s.close()
-				c0, err := cpuTime(s.pid())
-				if err != nil {
-					return 0, err
-				}
-				time.Sleep(prewarmWait)
-				c1, err := cpuTime(s.pid())
-				return c1 - c0, err
+	return knownVsEmpty(t, fmt.Sprintf("process CPU (user+system, 10 ms ticks) in the %v after initialize answered, no call", prewarmWait),
+		func(s *server) (time.Duration, error) {
+			c0, err := cpuTime(s.pid())
+			if err != nil {
+				return 0, err
 			}
-		}
-		known := func() (string, error) { return knownCopy(b, data) }
-		empty := func() (string, error) { return os.MkdirTemp(b.stateDir, "empty-") }
-		as, ps, err := interleave(b.cfg.runs, idle(known), idle(empty))
-		if err != nil {
-			return err
-		}
-		setFigures(r, as, ps)
-		r.Note = fmt.Sprintf("process CPU (user+system, 10 ms ticks) in the %v after initialize answered, no call", prewarmWait)
-		return nil
-	}
+			time.Sleep(prewarmWait)
+			c1, err := cpuTime(s.pid())
+			return c1 - c0, err
+		})
 }
 
 // initializeLatency times initialize (request → reply) of a new server
 // on the known tree against one on a data dir with nothing stored.
 func initializeLatency(t indexTree) func(*bench, *Row) error {
+	return knownVsEmpty(t, "initialize request → reply; both data dirs new, the stored one holding only the index and file table",
+		func(s *server) (time.Duration, error) { return s.initialize, nil })
+}
+
+// knownVsEmpty measures, interleaved, a new server on a new data dir
+// holding tree t's stored index and file table against one on a new empty
+// data dir: measure takes its figure from the initialized server, which is
+// then closed.
+func knownVsEmpty(t indexTree, note string, measure func(*server) (time.Duration, error)) func(*bench, *Row) error {
 	return func(b *bench, r *Row) error {
 		dir, data, err := knownData(b, r, t)
 		if err != nil {
 			return err
 		}
-		init := func(dataDir func() (string, error)) func() (time.Duration, error) {
+		on := func(dataDir func() (string, error)) func() (time.Duration, error) {
 			return func() (time.Duration, error) {
 				d, err := dataDir()
 				if err != nil {
@@ -193,17 +177,21 @@ func initializeLatency(t indexTree) func(*bench, *Row) error {
 				if err != nil {
 					return 0, err
 				}
-				return s.initialize, s.close()
+				v, err := measure(s)
+				if cerr := s.close(); err == nil {
+					err = cerr
+				}
+				return v, err
 			}
 		}
 		known := func() (string, error) { return knownCopy(b, data) }
 		empty := func() (string, error) { return os.MkdirTemp(b.stateDir, "empty-") }
-		as, ps, err := interleave(b.cfg.runs, init(known), init(empty))
+		as, ps, err := interleave(b.cfg.runs, on(known), on(empty))
 		if err != nil {
 			return err
 		}
 		setFigures(r, as, ps)
-		r.Note = "initialize request → reply; both data dirs new, the stored one holding only the index and file table"
+		r.Note = note
 		return nil
 	}
 }
