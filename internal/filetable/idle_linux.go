@@ -13,8 +13,9 @@ import (
 // a core would otherwise idle, and its reads wait for everyone else's.
 // When SCHED_IDLE is refused (a seccomp filter, an old kernel) the thread
 // gets nice 19 instead. The goroutine must never unlock: when it returns,
-// the runtime ends the thread instead of reusing it at idle priority.
-func idleThread() {
+// the runtime ends the thread instead of reusing it at idle priority. It
+// returns the thread's id.
+func idleThread() int {
 	runtime.LockOSThread()
 	tid := unix.Gettid()
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
@@ -23,4 +24,16 @@ func idleThread() {
 	}
 	const ioprioWhoProcess, ioprioClassIdle, ioprioClassShift = 1, 3, 13
 	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), ioprioClassIdle<<ioprioClassShift)
+	return tid
+}
+
+// unidleThread gives thread tid (an idleThread) back the normal policy and
+// nice 0, so a call that waits for it is not held up by its priority. The
+// kernel allows it only to a process with CAP_SYS_NICE (or an RLIMIT_NICE
+// of 20); elsewhere it does nothing.
+func unidleThread(tid int) {
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	_ = unix.SchedSetAttr(tid, &attr, 0)
+	const ioprioWhoProcess, ioprioClassBE, ioprioClassShift = 1, 2, 13
+	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), ioprioClassBE<<ioprioClassShift|4)
 }

@@ -3,4 +3,7 @@
 package filetable
 
 // idleThread does nothing here: no table is ever loaded (see hasWatcher).
-func idleThread() {}
+func idleThread() int { return 0 }
+
+// unidleThread does nothing here.
+func unidleThread(int) {}

@@ -185,7 +185,10 @@ func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch,
 			p.idle.Add(1)
 			go func() {
 				defer p.idle.Done()
-				idleThread()
+				tid := idleThread()
+				p.mu.Lock()
+				p.tids = append(p.tids, tid)
+				p.mu.Unlock()
 				p.work(true)
 			}()
 		} else {
@@ -237,6 +240,7 @@ type loadPool struct {
 	mu    sync.Mutex
 	redo  []int // directories idle workers gave back
 	ended bool  // the revalidation failed: help starts no worker
+	tids  []int // the idle workers' threads
 
 	idle    sync.WaitGroup // idle workers
 	helpers sync.WaitGroup // workers of the server's priority
@@ -299,6 +303,11 @@ func (p *loadPool) help() {
 	if p.ended {
 		p.mu.Unlock()
 		return
+	}
+	for _, tid := range p.tids {
+		// A thread that holds a directory gives it back sooner at the
+		// server's priority; only a privileged server may raise it.
+		unidleThread(tid)
 	}
 	n := runtime.NumCPU()
 	p.helpers.Add(n + 1) // the workers, and this goroutine's redo below
