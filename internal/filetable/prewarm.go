@@ -49,8 +49,8 @@ func (s *Set) Prewarm(root string, then func(walk.Files)) bool {
 	return true
 }
 
-// prewarm loads the stored table for Prewarm and reports whether the table
-// is live.
+// prewarm loads the stored table for Prewarm and reports whether it did
+// (false also when a listing loaded it first).
 func (t *Table) prewarm(ctx context.Context) bool {
 	read := make(chan bool, 1)
 	go func() {
@@ -72,8 +72,11 @@ func (t *Table) prewarm(ctx context.Context) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.state != stateNew {
+		// A listing came first and loaded the table: its call may still
+		// be answering, and what is left (the watches of a lazy load) is
+		// started once it has answered (BuildDeferred), not here.
 		t.decoded.Store(nil)
-		return t.state == stateLive // a listing came first, and loaded or built the table
+		return false
 	}
 	if t.building || t.deferred || t.lazyLoad || t.decoded.Load() == nil {
 		return false // a listing came first: it loads the table itself
