@@ -268,6 +268,17 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 	}, nil
 }
 
+// Started starts the session's background loads once the initialize
+// result is written (rpc.Starter): see Prewarm.
+func (t *Toolbox) Started() {
+	t.mu.Lock()
+	s := t.session
+	t.mu.Unlock()
+	if s != nil {
+		Prewarm(s)
+	}
+}
+
 // lspProgress returns the reporter of builds for an LSP client that
 // declared capabilities.window.workDoneProgress, else nil (SPEC §12).
 func lspProgress(ctx context.Context, p *protocol.InitializeParams) *progress.Reporter {

@@ -29,6 +29,14 @@ type Service interface {
 	Shutdown()
 }
 
+// Starter is a Service with work to start once its initialize result is
+// written (so initialize never waits for it, and anything the work sends
+// the client comes after the result).
+type Starter interface {
+	// Started runs once, right after the initialize result is written.
+	Started()
+}
+
 // Options tune a server.
 type Options struct {
 	// MaxConcurrent bounds the calls running at once (default limits.MaxConcurrentCalls).
@@ -283,6 +291,9 @@ func (s *server) initialize(id, params json.RawMessage) {
 		})
 	}
 	s.reply(id, res, nil)
+	if st, ok := s.svc.(Starter); ok {
+		st.Started()
+	}
 }
 
 func (s *server) notification(req message) {

@@ -25,6 +25,8 @@ type server struct {
 	stderr *tailBuffer
 	// startup is process start → initialize reply.
 	startup time.Duration
+	// initialize is the initialize request → its reply.
+	initialize time.Duration
 }
 
 // serverConfig says how to start a server.
@@ -47,12 +49,13 @@ func startServer(c serverConfig) (*server, error) {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	s.conn = conn
+	t1 := time.Now()
 	_, err = conn.Initialize(context.Background(), &protocol.InitializeParams{
 		ProcessID:             int32(os.Getpid()),
 		RootURI:               protocol.DocumentURI(uri.File(c.root)),
 		InitializationOptions: map[string]any{"dataDir": c.dataDir},
 	})
-	s.startup = time.Since(t0)
+	s.startup, s.initialize = time.Since(t0), time.Since(t1)
 	if err != nil {
 		conn.Kill()
 		return nil, fmt.Errorf("initialize server on %s: %w (stderr: %s)", c.root, err, s.stderr)

@@ -121,6 +121,9 @@ func indexScenarios() []scenario {
 					peer: "a server with no index",
 					run:  duringBuild(t, map[string]any{"pattern": lit, "outputMode": "count", "headLimit": wideHeadLimit})})
 		}
+		if t.linux {
+			rows = append(rows, prewarmScenarios(t, lit, rg)...)
+		}
 		for _, r := range rows {
 			if t.linux {
 				r.bins = append(r.bins, linuxPackage)

@@ -58,6 +58,7 @@ type config struct {
 	bigBytes, bashBytes        int64
 	nodePkgs                   int
 	indexLinux                 string // tree of the Linux content index rows ("" = none)
+	baseline                   string // a toolrpc binary without the load at initialize ("" = none)
 }
 
 // Full and --quick sizes.
@@ -134,6 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (config, *regexp.Regexp, int) {
 	fs.StringVar(&c.goroot, "goroot", "/usr/local/go", "Go source tree searched by the grep and glob rows")
 	fs.StringVar(&c.linuxTar, "linux-tar", linuxTarDefault, "kernel source tarball the Linux rows extract and search (apt-get install "+linuxPackage+")")
 	fs.StringVar(&c.indexLinux, "index-linux", "", "extracted Linux source tree for the content index rows (default: the tree the Linux rows extract from --linux-tar)")
+	fs.StringVar(&c.baseline, "baseline", "", "a toolrpc binary built before the load at initialize (issue 50), for the row that compares the first grep sent at once with it")
 	fs.StringVar(&c.jsonFile, "json", "", "also write the rows as JSON to this file")
 	fs.StringVar(&c.only, "run", "", "measure only rows whose name matches this regexp (the others are listed as skipped)")
 	bigMB := fs.Int64("big-mb", fullBigMB, "size of the generated big text file in MB (10^6 bytes)")

@@ -218,3 +218,28 @@ func (m *Manager) cachedCodes(files walk.Files) (codes []int32, fill *codeCache)
 	}
 	return nil, &codeCache{key: key, base: m.base}
 }
+
+// warm caches the codes of files (a snapshot listing) against the mapped
+// index, classified on the calling thread; run by the worker, the only
+// goroutine that replaces m.base, so the base cannot change under it.
+func (m *Manager) warm(files walk.Files) {
+	m.mu.RLock()
+	base := m.base
+	m.mu.RUnlock()
+	if base == nil {
+		return
+	}
+	codes, fill := m.cachedCodes(files)
+	if codes != nil || fill == nil {
+		return // cached already
+	}
+	codes = make([]int32, files.Len())
+	var buf []byte
+	for i := range codes {
+		buf = files.AppendAbs(buf[:0], i)
+		size, mtime := files.Identity(i)
+		codes[i] = m.classify(unsafe.String(unsafe.SliceData(buf), len(buf)), size, mtime)
+	}
+	fill.codes = codes
+	m.codes.Store(fill)
+}

@@ -102,3 +102,18 @@ func (s *Set) Close() {
 		m.Close()
 	}
 }
+
+// Warm opens root's manager (which maps an index an earlier build left)
+// and has its worker, at its idle priority, classify files (a snapshot
+// listing of the whole root, see walk.Files.SnapshotKey) against the
+// mapped index and cache the result, so the first grep that lists the
+// same snapshot narrows without classifying. It never waits; a grep that
+// comes first classifies for itself. A nil Set does nothing.
+func (s *Set) Warm(root string, files walk.Files) {
+	if s == nil || files == nil || files.SnapshotKey() == nil {
+		return
+	}
+	if m := s.Manager(root); m != nil {
+		m.ask(request{warm: files})
+	}
+}

@@ -21,6 +21,7 @@ type request struct {
 	build buildWhy
 	rel   string
 	done  chan struct{} // tests: closed when every earlier request is served
+	warm  walk.Files    // a listing whose codes to cache (Set.Warm)
 }
 
 // ask queues a request for the worker, dropping it when the queue is full.
@@ -103,6 +104,8 @@ func (m *Manager) work() {
 		case r := <-m.requests:
 			if r.done != nil {
 				close(r.done)
+			} else if r.warm != nil {
+				m.warm(r.warm)
 			} else if r.build != noBuild {
 				if !m.waitQuiet() {
 					return

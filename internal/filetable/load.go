@@ -1,6 +1,7 @@
 package filetable
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolrpc/toolrpc/internal/progress"
 	"github.com/toolrpc/toolrpc/limits"
 )
 
@@ -25,7 +27,10 @@ import (
 // (t.lazyLoad) adds no watch: the table answers from these stamps, and
 // watchLoaded, before anything else uses it, adds the watches and stamps
 // every directory again.
-func (t *Table) load() bool {
+//
+// ctx ends the load (it returns false, the table still new); a load
+// started at initialize (t.idleLoad) revalidates on idle threads.
+func (t *Table) load(ctx context.Context) bool {
 	s := t.readStore()
 	if s == nil {
 		return false
@@ -44,10 +49,12 @@ func (t *Table) load() bool {
 		t.intern(r)
 	}
 	lazy := t.lazyLoad
-	verdicts, changed, err := revalidate(t, s, devOf(t.root), !lazy)
+	verdicts, changed, err := revalidate(ctx, t, s, devOf(t.root), !lazy, t.idleLoad, t.loadMeter)
 	if err != nil {
 		t.forget(s)
-		t.turnOff(err.Error())
+		if ctx.Err() == nil {
+			t.turnOff(err.Error())
+		}
 		return false
 	}
 	t.unwatched = lazy
@@ -132,7 +139,7 @@ func (t *Table) watchLoaded() {
 			s.prints = append(s.prints, d.print)
 		}
 	})
-	verdicts, changed, err := revalidate(t, s, devOf(t.root), true)
+	verdicts, changed, err := revalidate(context.Background(), t, s, devOf(t.root), true, false, nil)
 	if err != nil {
 		t.turnOff(err.Error()) // release, once it is off, closes the watcher and its watches
 		return
@@ -149,46 +156,212 @@ func (t *Table) watchLoaded() {
 // directory whose listing stands are stat'ed: a changed size or time
 // updates the entry (changed counts them), a file that is no longer a
 // regular file lists the directory again. err is the first error of a
-// watch (a limit, an unreliable file system): the table cannot be had.
-// t.mu is held, so no event reader runs: the workers own the directories
-// they are given, and the watches of nested git dirs are added under
-// t.specialMu.
-func revalidate(t *Table, s *stored, rootDev uint64, watch bool) (verdicts []printVerdict, changed int, err error) {
-	verdicts = make([]printVerdict, len(s.dirs))
-	var next, nchanged atomic.Int64
-	var failed atomic.Bool
-	var errOnce sync.Once
-	var wg sync.WaitGroup
+// watch (a limit, an unreliable file system): the table cannot be had;
+// or ctx's error when ctx ended first. t.mu is held, so no event reader
+// runs: the workers own the directories they are given, and the watches
+// of nested git dirs are added under t.specialMu.
+//
+// With idle (a load started at initialize, see Set.Prewarm) the workers
+// run on threads of idle priority (idleThread), and the work is
+// published in t.loading, so a call that comes meanwhile finishes it on
+// its own threads (loadPool.help) instead of waiting for idle ones; meter
+// counts the directories judged.
+func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch, idle bool, meter *progress.Meter) (verdicts []printVerdict, changed int, err error) {
+	p := &loadPool{t: t, s: s, rootDev: rootDev, watch: watch, meter: meter,
+		verdicts: make([]printVerdict, len(s.dirs)), finished: make(chan struct{}), aborted: make(chan struct{})}
+	if len(s.dirs) == 0 {
+		close(p.finished)
+	}
+	meter.SetTotal(len(s.dirs))
+	if idle {
+		t.loading.Store(p)
+		defer t.loading.Store(nil)
+		if t.waiting.Load() > 0 { // a listing waits for t.mu: it cannot help
+			go p.help()
+		}
+	}
 	for range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(s.dirs) {
-					return
-				}
-				v, n, werr := revalidateDir(t, s, i, rootDev, watch)
-				if werr != nil {
-					errOnce.Do(func() { err = werr })
-					failed.Store(true)
-					return
-				}
-				verdicts[i] = v
-				nchanged.Add(int64(n))
-			}
-		}()
+		if idle {
+			p.idle.Add(1)
+			go func() {
+				defer p.idle.Done()
+				tid := idleThread()
+				p.mu.Lock()
+				p.tids = append(p.tids, tid)
+				p.mu.Unlock()
+				p.work(true)
+			}()
+		} else {
+			p.helpers.Go(func() { p.work(false) })
+		}
+	}
+	select {
+	case <-p.finished:
+	case <-p.aborted:
+	case <-ctx.Done():
+		p.fail(ctx.Err())
+	}
+	if p.failed.Load() {
+		// The workers may hold directories: each gives its back at its
+		// next file (or ends it), and nothing may touch the tree after
+		// this returns.
+		p.stop.Store(true)
+		p.mu.Lock()
+		p.ended = true // no call's help starts now
+		p.mu.Unlock()
+		p.helpers.Wait()
+		p.idle.Wait()
+	}
+	return p.verdicts, int(p.nchanged.Load()), p.err
+}
+
+// loadPool is one revalidation's directories and the workers judging
+// them: each takes the next directory in turn; an idle worker gives a
+// directory back (redo) when told to stop, and a call's helper judges it
+// again from its start.
+type loadPool struct {
+	t       *Table
+	s       *stored
+	rootDev uint64
+	watch   bool
+	meter   *progress.Meter
+
+	verdicts []printVerdict
+	next     atomic.Int64  // the next directory no worker took yet
+	done     atomic.Int64  // directories judged
+	nchanged atomic.Int64  // file entries updated
+	finished chan struct{} // closed when every directory is judged
+	aborted  chan struct{} // closed when the revalidation fails
+	stop     atomic.Bool   // idle workers give their directories back and end
+	failed   atomic.Bool
+	errOnce  sync.Once
+	err      error
+
+	mu    sync.Mutex
+	redo  []int // directories idle workers gave back
+	ended bool  // the revalidation failed: help starts no worker
+	tids  []int // the idle workers' threads
+
+	idle    sync.WaitGroup // idle workers
+	helpers sync.WaitGroup // workers of the server's priority
+}
+
+// work judges directories until none is left; an idle worker (idle)
+// stops early when p.stop is set, giving back the directory it holds.
+func (p *loadPool) work(idle bool) {
+	for !p.failed.Load() && !(idle && p.stop.Load()) {
+		i := int(p.next.Add(1) - 1)
+		if i >= len(p.s.dirs) {
+			return
+		}
+		p.judge(i, idle)
+	}
+}
+
+// judge judges directory i.
+func (p *loadPool) judge(i int, idle bool) {
+	var stop *atomic.Bool
+	if idle {
+		stop = &p.stop
+	}
+	v, n, err := revalidateDir(p.t, p.s, i, p.rootDev, p.watch, stop)
+	p.nchanged.Add(int64(n))
+	switch {
+	case err == errGaveBack:
+		p.mu.Lock()
+		p.redo = append(p.redo, i)
+		p.mu.Unlock()
+	case err != nil:
+		p.fail(err)
+	default:
+		p.verdicts[i] = v
+		p.meter.Add(1)
+		if p.done.Add(1) == int64(len(p.s.dirs)) {
+			close(p.finished)
+		}
+	}
+}
+
+// fail ends the revalidation with err (the first one counts).
+func (p *loadPool) fail(err error) {
+	p.errOnce.Do(func() {
+		p.err = err
+		p.failed.Store(true)
+		close(p.aborted)
+	})
+}
+
+// help finishes the revalidation on the caller's threads: the idle
+// workers stop at their next file, the caller's goroutines take every
+// directory left, then judge again those the idle workers gave back. It
+// returns when every directory is judged (or the revalidation failed).
+// A call runs it before it waits for the table, so it never waits for a
+// thread of idle priority to be given a core.
+func (p *loadPool) help() {
+	p.stop.Store(true)
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	for _, tid := range p.tids {
+		// A thread that holds a directory gives it back sooner at the
+		// server's priority; only a privileged server may raise it.
+		unidleThread(tid)
+	}
+	n := runtime.NumCPU()
+	p.helpers.Add(n + 1) // the workers, and this goroutine's redo below
+	p.mu.Unlock()
+	defer p.helpers.Done()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			defer p.helpers.Done()
+			p.work(false)
+		})
 	}
 	wg.Wait()
-	return verdicts, int(nchanged.Load()), err
+	for {
+		p.mu.Lock()
+		redo := p.redo
+		p.redo = nil
+		p.mu.Unlock()
+		for _, i := range redo {
+			if !p.failed.Load() {
+				p.judge(i, false)
+			}
+		}
+		select {
+		case <-p.finished:
+			return
+		default:
+		}
+		if p.failed.Load() {
+			return
+		}
+		// An idle worker still holds a directory: it gives it back at its
+		// next file (or finishes it), as soon as it is given a core.
+		time.Sleep(50 * time.Microsecond)
+	}
 }
+
+// idleFileHook, when set (tests), runs on an idle worker before each file
+// it stats (stop is the worker's stop flag): it stands for a thread that
+// is not given a core.
+var idleFileHook func(stop *atomic.Bool)
+
+// errGaveBack is revalidateDir's error when an idle worker was told to
+// stop: the directory is to be judged again from its start.
+var errGaveBack = errors.New("directory given back")
 
 // revalidateDir watches directory i of s (unless watch is false), judges
 // it against its stamps and, when its listing stands, lstats its files: a
 // changed size or time updates the entry (n counts them), a file that is
 // no longer a regular file lists the directory again. rootDev is the
-// root's device.
-func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool) (v printVerdict, n int, err error) {
+// root's device. When stop is set (checked before each file) it returns
+// errGaveBack: judging the directory again from its start gives the same
+// verdict (the watch is the same, a file updated is updated again).
+func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool, stop *atomic.Bool) (v printVerdict, n int, err error) {
 	d := s.dirs[i]
 	sortNodes(d.dirs)
 	d.dirs = slices.Clip(d.dirs)
@@ -205,6 +378,12 @@ func revalidateDir(t *Table, s *stored, i int, rootDev uint64, watch bool) (v pr
 		return v, 0, nil
 	}
 	for k := range d.files {
+		if stop != nil && idleFileHook != nil {
+			idleFileHook(stop)
+		}
+		if stop != nil && stop.Load() {
+			return 0, n, errGaveBack
+		}
 		f := &d.files[k]
 		st := ds.stamp(f.name)
 		if !st.isRegular() {
@@ -266,6 +445,9 @@ func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint
 // readStore returns the table persisted for t.root, or nil when there is
 // none or it cannot be used (a line says why, unless there is none).
 func (t *Table) readStore() *stored {
+	if s := t.decoded.Swap(nil); s != nil {
+		return s // a load started at initialize read it (Set.Prewarm)
+	}
 	if t.store == "" {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolrpc/toolrpc/internal/gitignore"
@@ -84,6 +85,17 @@ type Table struct {
 	// call shows in those stamps).
 	lazyLoad, unwatched bool
 	stampedAt           time.Time
+
+	// idleLoad: the load runs for Set.Prewarm, on idle threads, counted
+	// on loadMeter; loading is its revalidation while it runs (a listing
+	// finishes it, see loadPool.help); decoded is the stored table its
+	// idle thread read and decoded, taken by the next load; waiting
+	// counts listings waiting for t.mu (lockForCall).
+	idleLoad  bool
+	loadMeter *progress.Meter
+	loading   atomic.Pointer[loadPool]
+	decoded   atomic.Pointer[stored]
+	waiting   atomic.Int32
 
 	// outside is what outsidePrint said right after the watches outside
 	// the tree were added (outsideOK false: the table is not persisted);
@@ -168,7 +180,7 @@ func (t *Table) List(ctx context.Context, q Query) (files walk.Files, ok bool, e
 
 // listAt is List of a call that came at came.
 func (t *Table) listAt(ctx context.Context, q Query, came time.Time) (files walk.Files, ok bool, err error) {
-	t.mu.Lock()
+	t.lockForCall()
 	err = t.ready(ctx, listenerOf(t.root, q), came)
 	t.log.Flush()
 	t.scheduleSave()
@@ -298,7 +310,7 @@ func (t *Table) ready(ctx context.Context, found listener, came time.Time) error
 // deferred; when a stored table can, it marks that table's watches as
 // deferred instead (lazyLoad) and returns false.
 func (t *Table) deferBuild() bool {
-	t.mu.Lock()
+	t.lockForCall()
 	defer t.mu.Unlock()
 	if !hasWatcher || t.state != stateNew || t.building {
 		return false // no table to build, or a build to wait for
@@ -401,11 +413,11 @@ func (t *Table) build(ctx context.Context, found listener) error {
 		return nil
 	}
 	t.w, t.byWD, t.special = w, map[int32]*dirNode{}, map[int32][]specialWatch{}
-	loaded := t.load()
-	if t.state != stateNew {
+	loaded := t.load(ctx)
+	if t.state != stateNew || (!loaded && ctx.Err() != nil) {
 		w.close()
 		t.w, t.top, t.byWD, t.special = nil, nil, nil, nil
-		return nil
+		return ctx.Err()
 	}
 	if !loaded {
 		return t.walkFirst(ctx, w, found)

@@ -48,6 +48,9 @@ func (st *sessionStarter) early(ss *mcp.ServerSession) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		st.buildLocked(ss, st.cfg.Roots)
+		if st.sess != nil {
+			methods.Prewarm(st.sess) // initialize has answered: notifications/initialized follows it
+		}
 	}
 }
 

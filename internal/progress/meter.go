@@ -16,12 +16,18 @@ const (
 	// IndexBuild is the build of a root's content index: a listing of the
 	// root, then every listed file read.
 	IndexBuild
+	// TableLoad is the load of a root's stored file table that initialize
+	// starts: every directory stamped again, counted of the total.
+	TableLoad
 )
 
 // title is what a client shows for a build of kind over root.
 func (k Kind) title(root string) string {
-	if k == IndexBuild {
+	switch k {
+	case IndexBuild:
 		return "Indexing " + root
+	case TableLoad:
+		return "Loading the file list of " + root
 	}
 	return "Listing files in " + root
 }
@@ -91,5 +97,9 @@ func (m *Meter) snapshot(title string, floor int) Status {
 		return Status{Title: title, Message: fmt.Sprintf("%d %s", done, what), Percent: -1}
 	}
 	done = min(done, total)
-	return Status{Title: title, Message: fmt.Sprintf("%d of %d files", done, total), Percent: max(int(done*100/total), floor)}
+	what := "files"
+	if m.kind == TableLoad {
+		what = "directories checked"
+	}
+	return Status{Title: title, Message: fmt.Sprintf("%d of %d %s", done, total, what), Percent: max(int(done*100/total), floor)}
 }

@@ -1,0 +1,9 @@
+//go:build !linux || toolrpc_portable
+
+package filetable
+
+// idleThread does nothing here: no table is ever loaded (see hasWatcher).
+func idleThread() int { return 0 }
+
+// unidleThread does nothing here.
+func unidleThread(int) {}

@@ -1,0 +1,115 @@
+package filetable
+
+import (
+	"context"
+	"os"
+
+	"github.com/toolrpc/toolrpc/internal/progress"
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// Prewarm starts loading root's stored table in the background, when an
+// earlier server left one and the table is not built yet: the file is
+// read and decoded on a thread of idle priority, then every directory is
+// watched and stamped again (the load of the package doc) on one idle
+// thread per core, and the table goes live with its newest-first order
+// made. The load shows its progress like a build (progress.TableLoad),
+// Close ends it at once, and then, once the table is live, receives the
+// whole root's listing (a warm snapshot; nil never). It reports whether a
+// load was started; a root with nothing stored starts nothing.
+//
+// A listing that comes meanwhile never waits for an idle thread: it
+// finishes the revalidation on its own threads (the idle ones give their
+// directories back) and then waits for the rest of the load as it waits
+// for a build. One that comes before the file is decoded loads the table
+// itself, as it would without Prewarm.
+func (s *Set) Prewarm(root string, then func(walk.Files)) bool {
+	if s == nil || !hasWatcher || !s.roots[root] || s.store == nil {
+		return false
+	}
+	if _, err := os.Lstat(s.store(root)); err != nil {
+		return false
+	}
+	t := s.table(root)
+	if t == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.building.Go(func() {
+		if t.prewarm(s.bg) && then != nil {
+			if files, ok, _ := t.List(s.bg, Query{Start: root}); ok {
+				then(files)
+			}
+		}
+	})
+	return true
+}
+
+// prewarm loads the stored table for Prewarm and reports whether it did
+// (false also when a listing loaded it first).
+func (t *Table) prewarm(ctx context.Context) bool {
+	read := make(chan bool, 1)
+	go func() {
+		idleThread() // never unlocked: the thread ends with the goroutine
+		s := t.readStore()
+		if s != nil {
+			t.decoded.Store(s)
+		}
+		read <- s != nil
+	}()
+	select {
+	case ok := <-read:
+		if !ok {
+			return false
+		}
+	case <-ctx.Done():
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.state != stateNew {
+		// A listing came first and loaded the table: its call may still
+		// be answering, and what is left (the watches of a lazy load) is
+		// started once it has answered (BuildDeferred), not here.
+		t.decoded.Store(nil)
+		return false
+	}
+	if t.building || t.deferred || t.lazyLoad || t.decoded.Load() == nil {
+		return false // a listing came first: it loads the table itself
+	}
+	t.idleLoad = true
+	t.loadMeter = t.reporter.Start(progress.TableLoad, t.root)
+	err := t.build(ctx, listener{})
+	t.loadMeter.End()
+	t.idleLoad, t.loadMeter = false, nil
+	if err != nil || t.state != stateLive {
+		t.decoded.Store(nil)
+		return false
+	}
+	t.sortedOrder() // the first listing's order, made now
+	t.scheduleSave()
+	return true
+}
+
+// lockForCall takes t.mu for a listing: a revalidation on idle threads
+// that holds it, or starts while the listing waits for it, is finished on
+// the listing's threads and the server's priority (see hurry).
+func (t *Table) lockForCall() {
+	t.waiting.Add(1)
+	t.hurry()
+	t.mu.Lock()
+	t.waiting.Add(-1)
+}
+
+// hurry finishes, on the caller's threads, a revalidation running on
+// idle threads (Prewarm), so the caller, which then waits for the table,
+// never waits for an idle thread to be given a core.
+func (t *Table) hurry() {
+	if p := t.loading.Load(); p != nil {
+		p.help()
+	}
+}

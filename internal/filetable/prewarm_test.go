@@ -1,0 +1,166 @@
+//go:build linux && !toolrpc_portable
+
+package filetable
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolrpc/toolrpc/walk"
+)
+
+// savedTree writes a tree, builds its table through a stored set and
+// closes the set (which saves it); it returns the root and the store.
+func savedTree(t *testing.T, n int) (root, store string) {
+	root = deferredTree(t, n)
+	store = filepath.Join(t.TempDir(), "files")
+	first := NewStoredSet([]string{root}, func(string) string { return store }, nil)
+	first.DeferBuilds()
+	setListed(t, first, root)
+	first.BuildDeferred(root)
+	setListed(t, first, root) // waits for the build
+	first.Close()
+	_, err := os.Stat(store)
+	require.NoError(t, err, "the closed set saved its table")
+	return root, store
+}
+
+// holdIdle makes every idle worker wait before each file until release
+// is called or the worker is told to stop (a thread that is given a core
+// only then), and counts the files they reached; it is undone with the
+// test.
+func holdIdle(t *testing.T) (reached *atomic.Int64, release func()) {
+	gate := make(chan struct{})
+	reached = &atomic.Int64{}
+	idleFileHook = func(stop *atomic.Bool) {
+		reached.Add(1)
+		for !stop.Load() {
+			select {
+			case <-gate:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(func() {
+		release()
+		idleFileHook = nil
+	})
+	return reached, release
+}
+
+// TestPrewarmLoads (issue 50): Prewarm loads a stored table in the
+// background, watched and live, with its order made, and hands the whole
+// root's listing to then; a change made while no table was live, and one
+// made while the idle workers are held mid-load, both show in the first
+// listing (equal to a cold walk). A root with nothing stored starts
+// nothing.
+func TestPrewarmLoads(t *testing.T) {
+	exactStamps(t)
+	root, store := savedTree(t, 40)
+	time.Sleep(tickGap)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d1/e1/f1.txt"), []byte("while no table was live\n"), 0o644))
+
+	reached, release := holdIdle(t)
+	s := NewStoredSet([]string{root}, func(string) string { return store }, nil)
+	s.DeferBuilds()
+	t.Cleanup(s.Close)
+	got := make(chan walk.Files, 1)
+	require.True(t, s.Prewarm(root, func(f walk.Files) { got <- f }))
+	for reached.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// An idle worker is held before its first file: the load runs.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d2/e2/f2.txt"), []byte("during the load, a longer text\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d3/new.txt"), []byte("new\n"), 0o644))
+	release()
+	files := <-got
+	listing := make([]walk.File, files.Len())
+	for i := range listing {
+		listing[i] = files.At(i)
+	}
+	require.Equal(t, walked(t, root), listing, "then is given the whole root's listing, taken once the load ended")
+	st, _ := s.Stats(root)
+	require.Equal(t, "live", st.State)
+	require.Equal(t, 1, st.Loads)
+	require.Equal(t, st.Dirs, st.Watches, "the load watched every directory")
+	require.Equal(t, walked(t, root), setListed(t, s, root))
+
+	fresh := NewStoredSet([]string{root}, func(string) string { return filepath.Join(t.TempDir(), "none") }, nil)
+	t.Cleanup(fresh.Close)
+	require.False(t, fresh.Prewarm(root, nil), "nothing stored: no load, and no walk")
+	_, made := fresh.Stats(root)
+	require.False(t, made, "not even an unbuilt table")
+}
+
+// TestPrewarmListingNeverWaitsForIdle (issue 50): a listing that comes
+// while the load's idle workers are held (given a core only once told to
+// stop) finishes the load on its own goroutines: the idle workers give
+// back the directories they held at their next file, having judged none,
+// and the listing answers, equal to a cold walk.
+func TestPrewarmListingNeverWaitsForIdle(t *testing.T) {
+	exactStamps(t)
+	root, store := savedTree(t, 60)
+	reached, _ := holdIdle(t)
+	s := NewStoredSet([]string{root}, func(string) string { return store }, nil)
+	s.DeferBuilds()
+	t.Cleanup(s.Close)
+	require.True(t, s.Prewarm(root, nil))
+	for reached.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(tickGap)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d0/e0/f0.txt"), []byte("changed during the load\n"), 0o644))
+	done := make(chan []walk.File, 1)
+	go func() { done <- setListed(t, s, root) }()
+	select {
+	case files := <-done:
+		require.Equal(t, walked(t, root), files)
+	case <-time.After(time.Minute): // a backstop, not a speed assertion
+		t.Fatal("the listing waited for the held idle workers to finish the load")
+	}
+	require.LessOrEqual(t, reached.Load(), int64(runtime.NumCPU()), "each idle worker reached one file, then gave its directory back")
+	st, _ := s.Stats(root)
+	require.Equal(t, st.Dirs, st.Watches)
+	require.Equal(t, 1, st.Loads)
+}
+
+// TestPrewarmEndsAtClose (issue 50): Close during a load ends it: the idle
+// workers, held mid-load, stop at their next file once let go, having
+// judged almost nothing, and Close returns with the table closed, not
+// loaded. The store is left as it was, for the next server.
+func TestPrewarmEndsAtClose(t *testing.T) {
+	exactStamps(t) // every directory's files are stat'ed: the hook is reached
+	root, store := savedTree(t, 200)
+	before, err := os.ReadFile(store)
+	require.NoError(t, err)
+	reached, _ := holdIdle(t)
+	s := NewStoredSet([]string{root}, func(string) string { return store }, nil)
+	s.DeferBuilds()
+	require.True(t, s.Prewarm(root, nil))
+	for reached.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	t0 := reached.Load()
+	closed := make(chan struct{})
+	go func() {
+		s.Close()
+		close(closed)
+	}()
+	<-closed // the held idle workers are let go by the stop Close gives them
+	require.LessOrEqual(t, reached.Load(), t0+int64(runtime.NumCPU()), "the idle workers stopped at their next file")
+	st, ok := s.Stats(root)
+	require.False(t, ok, "a closed set holds no table: %+v", st)
+	after, err := os.ReadFile(store)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a load that was ended saves nothing")
+}
