@@ -41,5 +41,5 @@ func TestRowsJudgeTheSandbox(t *testing.T) {
 	require.Equal(t, "| attack | rows | toolrpc |\n|---|---|---|\n"+
 		"| held | baseline | held |\n"+
 		"| off | baseline | escaped |\n"+
-		"| **held** | of 2 | 1 |\n", stdout.String())
+		"| **held or works** | of 2 | 1 |\n", stdout.String())
 }

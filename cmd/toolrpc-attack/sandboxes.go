@@ -97,7 +97,14 @@ func (s codexSandbox) name() string    { return "codex" }
 func (s codexSandbox) program() string { return s.bin }
 
 func (s codexSandbox) run(box *attack.Box, c attack.Case, mark string) (string, error) {
-	return confined(box, mark, s.bin, "sandbox", "-P", ":workspace", "-C", box.WS, "--", "bash", "-c", c.Attack)
+	// Codex refuses to make its helper binaries under /tmp, where a box
+	// (Workspace: /tmp) would put its home: its CODEX_HOME is kept apart.
+	home, err := os.MkdirTemp("/var/tmp", "toolrpc-attack-codex-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
+	return confined(box, append([]string{"CODEX_HOME=" + home}, box.Env(mark)...), s.bin, "sandbox", "-P", ":workspace", "-C", box.WS, "--", "bash", "-c", c.Attack)
 }
 
 // srtSandbox runs attack.sh under `srt -s SETTINGS -c`, its settings the
@@ -130,21 +137,21 @@ func (s srtSandbox) run(box *attack.Box, c attack.Case, mark string) (string, er
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return "", err
 	}
-	return confined(box, mark, s.bin, "-s", path, "-c", c.Attack)
+	return confined(box, box.Env(mark), s.bin, "-s", path, "-c", c.Attack)
 }
 
 // denyList is SPEC §14's default deny list, under the home.
 var denyList = []string{".ssh/id_ed25519", ".gnupg", ".aws", ".config/gcloud", ".azure", ".kube",
 	".docker/config.json", ".netrc", ".git-credentials", ".config/gh/hosts.yml"}
 
-// confined runs a peer's command line with the attack's variables, cwd = the
-// workspace, bounded by attackTimeout.
-func confined(box *attack.Box, mark, bin string, args ...string) (string, error) {
+// confined runs a peer's command line with env added to this process's
+// environment, cwd = the workspace, bounded by attackTimeout.
+func confined(box *attack.Box, env []string, bin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), attackTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = box.WS
-	cmd.Env = append(os.Environ(), box.Env(mark)...)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return string(out), fmt.Errorf("timed out after %v", attackTimeout)

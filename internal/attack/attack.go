@@ -4,7 +4,7 @@
 // other sandboxes (cmd/toolrpc-attack) judge one text.
 //
 // A file is a txtar-style archive: a comment whose "Key: value" lines are
-// its fields (Rows, Section, Users, Peers, Workspace), then "-- name --" sections:
+// its fields (Rows, Section, Users, Peers, Workspace, Kind), then "-- name --" sections:
 //
 //	-- policy.json --   optional: the sandbox policy (initializationOptions.sandbox)
 //	-- setup.sh --      optional: run by the host before, outside the sandbox
@@ -67,6 +67,11 @@ func (c Case) Workspace() string {
 	}
 	return "/var/tmp"
 }
+
+// Works reports whether the file checks that legitimate work goes on under
+// the sandbox (its Kind: line is "works") rather than an attack: its check
+// passes when the work succeeded.
+func (c Case) Works() bool { return c.Field("Kind") == "works" }
 
 // ForPeers reports whether the attack applies to any command sandbox, not
 // only to toolrpc's own server (its Peers: line is "yes").
