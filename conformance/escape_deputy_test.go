@@ -241,7 +241,15 @@ func TestEscape_DeniedRenamedOrLinked(t *testing.T) {
 		out, err := b.hostScript(t, `echo "TOP SECRET one" > secret && echo "TOP SECRET two" > secret2`, "")
 		require.NoError(t, err, "%s", out)
 		r := b.bash(t, "mv secret notsecret && ln secret2 linked && echo moved")
-		require.Equal(t, "moved\n", r.Stdout, "the attack's own steps: %s", r.Stderr)
+		if r.Stdout != "moved\n" {
+			// The command could not: with a mount namespace the denied
+			// files are hidden by mounts (§14), which cannot be renamed or
+			// linked. A command without one can, so the file tools must
+			// judge the moved file all the same: move it from outside.
+			require.Contains(t, r.Stderr, "busy", "the attack's own steps failed otherwise: %s", r.Stderr)
+			out, err := b.hostScript(t, "mv secret notsecret && ln secret2 linked", "")
+			require.NoError(t, err, "%s", out)
+		}
 		for _, p := range []string{"notsecret", "linked"} {
 			res, e := b.s.request(t, "tools/read", map[string]any{"path": p})
 			require.NotNil(t, e, "tools/read %s served a denied file under another name: %s", p, res)
