@@ -53,7 +53,7 @@ func modelError(err error) string {
 // read, what it held.
 type dialectFile struct {
 	rp  roots.Path
-	doc *lineedit.Doc // nil: not read, or no such file
+	doc *dialectDoc // nil: not read, or no such file
 }
 
 // resolveEdit resolves path for a dialect edit by tool: writable (§3) and

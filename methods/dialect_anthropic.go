@@ -79,14 +79,14 @@ func editorView(s *Session, p wire.TextEditorParams) DialectReply {
 	if fi, err := os.Stat(rp.Abs); err == nil && fi.IsDir() {
 		return editorViewDir(s, rp)
 	}
-	doc, exists, err := readDoc(rp, "view")
+	text, exists, unsaved, err := readViewDoc(s, rp, "view")
 	if err != nil {
 		return toolFailed(err)
 	}
 	if !exists {
 		return toolError("Error: The path %s does not exist. Please provide a valid path.", p.Path)
 	}
-	lines := strings.SplitAfter(doc.Text, "\n")
+	lines := strings.SplitAfter(text, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
@@ -105,7 +105,11 @@ func editorView(s *Session, p wire.TextEditorParams) DialectReply {
 	if p.MaxCharacters != nil && *p.MaxCharacters > 0 && *p.MaxCharacters < budget {
 		budget = *p.MaxCharacters
 	}
-	return toolReply{Content: fmt.Sprintf("Here's the result of running `cat -n` on %s:\n", p.Path) + catN(lines, from, to, budget)}
+	of := p.Path
+	if unsaved {
+		of += " (the editor's unsaved buffer, not the file on disk)"
+	}
+	return toolReply{Content: fmt.Sprintf("Here's the result of running `cat -n` on %s:\n", of) + catN(lines, from, to, budget)}
 }
 
 // catN numbers lines from..to as cat -n does, within budget characters and
@@ -181,6 +185,16 @@ func editorCreate(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 		return toolFailed(err)
 	}
 	defer s.Locks.Lock(rp.Abs)()
+	if d := inEditor(s, rp); d != nil {
+		f := &dialectDoc{rp: rp, buf: d}
+		if _, err := f.commit(ctx, s, editorMethodName, *p.FileText); err != nil {
+			return toolFailed(err)
+		}
+		return toolReply{Content: "File created successfully at: " + p.Path + bufferNote(true)}
+	}
+	if err := refuseUnsaved(s, "create", rp); err != nil {
+		return toolFailed(err)
+	}
 	if _, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.FileText, rp.Root == roots.Scratch, s.Sources); err != nil {
 		return toolFailed(err)
 	}
@@ -196,7 +210,7 @@ func editorReplace(ctx context.Context, s *Session, p wire.TextEditorParams) Dia
 	if p.NewStr != nil {
 		newStr = *p.NewStr
 	}
-	rp, doc, unlock, reply := editorOpen(s, p.Path)
+	doc, unlock, reply := editorOpen(s, p.Path)
 	if reply != nil {
 		return reply
 	}
@@ -213,14 +227,15 @@ func editorReplace(ctx context.Context, s *Session, p wire.TextEditorParams) Dia
 	m := found.Matches[0]
 	repl := withEndings(doc.Text, newStr)
 	text := doc.Text[:m.Start] + repl + doc.Text[m.End:]
-	if reply := editorCommit(ctx, s, rp, doc, text); reply != nil {
-		return reply
+	inBuffer, err := doc.commit(ctx, s, editorMethodName, text)
+	if err != nil {
+		return toolFailed(err)
 	}
 	first := m.Line
 	last := first + strings.Count(repl, "\n")
 	return toolReply{Content: fmt.Sprintf("The file %s has been edited. Here's the result of running `cat -n` on a snippet of %s:\n%s%s"+
-		"Review the changes and make sure they are as expected. Edit the file again if necessary.",
-		p.Path, p.Path, snippet(text, first, last), matchNote(found))}
+		"Review the changes and make sure they are as expected. Edit the file again if necessary.%s",
+		p.Path, p.Path, snippet(text, first, last), matchNote(found), bufferNote(inBuffer))}
 }
 
 // editorInsert is insert.
@@ -232,7 +247,7 @@ func editorInsert(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 	if ins == nil || p.InsertLine == nil {
 		return toolError("Error: Parameters `insert_line` and `insert_text` are required for command: insert")
 	}
-	rp, doc, unlock, reply := editorOpen(s, p.Path)
+	doc, unlock, reply := editorOpen(s, p.Path)
 	if reply != nil {
 		return reply
 	}
@@ -263,48 +278,41 @@ func editorInsert(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 		block += end
 	}
 	newText := text[:at] + block + text[at:]
-	if reply := editorCommit(ctx, s, rp, doc, newText); reply != nil {
-		return reply
+	inBuffer, err := doc.commit(ctx, s, editorMethodName, newText)
+	if err != nil {
+		return toolFailed(err)
 	}
 	return toolReply{Content: fmt.Sprintf("The file %s has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n%s"+
-		"Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
-		p.Path, snippet(newText, n+1, n+strings.Count(strings.TrimSuffix(block, end), "\n")+1))}
+		"Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.%s",
+		p.Path, snippet(newText, n+1, n+strings.Count(strings.TrimSuffix(block, end), "\n")+1), bufferNote(inBuffer))}
 }
 
 // editorOpen resolves the file an edit changes, takes its lock and reads
-// it under the lock: the text matched is the text committed over. unlock
-// is nil when the reply is set.
-func editorOpen(s *Session, path string) (rp roots.Path, doc *lineedit.Doc, unlock func(), reply DialectReply) {
+// it under the lock (the editor's buffer when it holds the file, §15): the
+// text matched is the text committed over. unlock is nil when the reply is
+// set.
+func editorOpen(s *Session, path string) (doc *dialectDoc, unlock func(), reply DialectReply) {
 	rp, err := resolveEdit(s, "str_replace", path)
 	if err != nil {
-		return rp, nil, nil, toolFailed(err)
+		return nil, nil, toolFailed(err)
 	}
 	unlock = s.Locks.Lock(rp.Abs)
-	doc, exists, err := readDoc(rp, "str_replace")
+	doc, err = readEditDoc(s, rp, "str_replace")
 	switch {
 	case err != nil:
 		reply = toolFailed(err)
-	case !exists:
+	case !doc.exists():
 		reply = toolError("Error: The path %s does not exist. Please provide a valid path.", path)
 	}
 	if reply != nil {
 		unlock()
-		return rp, nil, nil, reply
+		return nil, nil, reply
 	}
-	return rp, doc, unlock, nil
+	return doc, unlock, nil
 }
 
-// editorCommit writes text over doc, atomically.
-func editorCommit(ctx context.Context, s *Session, rp roots.Path, doc *lineedit.Doc, text string) DialectReply {
-	var plan lineedit.Plan
-	if err := plan.Put(rp.Abs, rp.Display, text, doc); err != nil {
-		return toolFailed(refusal(err))
-	}
-	if err := plan.Commit(ctx, s.Sources); err != nil {
-		return toolFailed(refusal(err))
-	}
-	return nil
-}
+// editorMethodName is the text editor's method, as edit labels name it.
+const editorMethodName = Anthropic + "/" + editorName
 
 // lineEnding is text's dominant line ending.
 func lineEnding(text string) string {

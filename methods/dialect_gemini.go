@@ -170,20 +170,16 @@ func geminiReplace(ctx context.Context, s *Session, p wire.GeminiParams, id json
 		return geminiFailed(err)
 	}
 	defer s.Locks.Lock(rp.Abs)()
-	doc, exists, err := readDoc(rp, "replace")
+	doc, err := readEditDoc(s, rp, "replace")
 	if err != nil {
 		return geminiFailed(err)
 	}
-	if !exists {
+	if !doc.exists() {
 		if *p.OldString != "" {
 			return geminiReply{Error: fmt.Sprintf("File not found: %s. Cannot apply edit. Use an empty old_string to create a new file.", name)}
 		}
-		var plan lineedit.Plan
-		if err := plan.Put(rp.Abs, rp.Display, *p.NewString, nil); err == nil {
-			err = plan.Commit(ctx, s.Sources)
-		}
-		if err != nil {
-			return geminiFailed(refusal(err))
+		if _, err := doc.commit(ctx, s, geminiReplaceName, *p.NewString); err != nil {
+			return geminiFailed(err)
 		}
 		return geminiReply{Output: "Created new file: " + name + " with provided content."}
 	}
@@ -208,10 +204,11 @@ func geminiReplace(ctx context.Context, s *Session, p wire.GeminiParams, id json
 		last = m.End
 	}
 	b.WriteString(doc.Text[last:])
-	if reply := editorCommit(ctx, s, rp, doc, b.String()); reply != nil {
-		return geminiReply{Error: reply.ModelText()}
+	inBuffer, err := doc.commit(ctx, s, geminiReplaceName, b.String())
+	if err != nil {
+		return geminiFailed(err)
 	}
-	return geminiReply{Output: strings.TrimSpace(fmt.Sprintf("Successfully modified file: %s (%d replacements).\n%s", name, want, matchNote(found)))}
+	return geminiReply{Output: strings.TrimSpace(fmt.Sprintf("Successfully modified file: %s (%d replacements).\n%s", name, want, matchNote(found)) + bufferNote(inBuffer))}
 }
 
 func geminiShell(ctx context.Context, s *Session, p wire.GeminiParams, id json.RawMessage) geminiReply {
@@ -319,3 +316,6 @@ func geminiList(_ context.Context, s *Session, p wire.GeminiParams, _ json.RawMe
 	sort.Strings(files)
 	return geminiReply{Output: fmt.Sprintf("Directory listing for %s:\n%s", rp.Display, entryList(append(dirs, files...)))}
 }
+
+// geminiReplaceName is replace's method, as edit labels name it.
+const geminiReplaceName = Gemini + "/replace"

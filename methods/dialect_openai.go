@@ -107,25 +107,44 @@ func runPatch(ctx context.Context, s *Session, pt *patch.Patch) (string, error) 
 	defer lockAll(s, abs)()
 	res, err := pt.Apply(func(name string) (string, bool, error) {
 		f := files[name]
-		doc, exists, err := readDoc(f.rp, "apply_patch")
-		f.doc = doc
-		if !exists {
+		d, err := readEditDoc(s, f.rp, "apply_patch")
+		if err != nil || !d.exists() {
 			return "", false, err
 		}
-		return doc.Text, true, nil
+		f.doc = d
+		return d.Text, true, nil
 	})
 	if err != nil {
 		return "", err
+	}
+	// A patch that changes a document open in the editor changes only it:
+	// an editor and a disk, or two buffers, cannot commit all or nothing.
+	for _, c := range res.Changes {
+		if f := files[c.Path]; f.doc != nil && f.doc.buf != nil && (len(res.Changes) > 1 || c.Removed) {
+			return "", rpc.Errorf(rpc.InvalidArgument, "apply_patch: %s is open in the editor, so its edit goes to the editor's buffer, "+
+				"and a patch that changes an open document must change only it, not delete or move it (the editor and the disk cannot "+
+				"commit all or nothing): nothing was changed. Send one patch per open file", f.rp.Display)
+		}
 	}
 	var plan lineedit.Plan
 	for _, c := range res.Changes {
 		f := files[c.Path]
 		switch {
+		case f.doc != nil && f.doc.buf != nil:
+			inBuffer, err := f.doc.commit(ctx, s, applyPatchName, c.Text)
+			if err != nil {
+				return "", err
+			}
+			return patchSummary(pt, res) + strings.TrimPrefix(bufferNote(inBuffer), "\n") + "\n", nil
 		case c.Removed && f.doc != nil:
-			plan.Remove(f.doc)
+			plan.Remove(f.doc.doc)
 		case c.Removed:
 		default:
-			if err := plan.Put(f.rp.Abs, f.rp.Display, c.Text, f.doc); err != nil {
+			var on *lineedit.Doc
+			if f.doc != nil {
+				on = f.doc.doc
+			}
+			if err := plan.Put(f.rp.Abs, f.rp.Display, c.Text, on); err != nil {
 				return "", refusal(err)
 			}
 		}
@@ -135,6 +154,9 @@ func runPatch(ctx context.Context, s *Session, pt *patch.Patch) (string, error) 
 	}
 	return patchSummary(pt, res), nil
 }
+
+// applyPatchName is apply_patch's method, as edit labels name it.
+const applyPatchName = OpenAI + "/apply_patch"
 
 // patchSummary is Codex's success text, then toolrpc's notes: each
 // tolerant match and each file replaced.
