@@ -77,3 +77,28 @@ func TestEscape_DirectWriteOutside(t *testing.T) { runAttack(t, "direct-write-ou
 // testdata/attacks/ssh-key-symlink.txtar): a symlinked ~/.ssh/id_* is
 // denied at its target too, as a plain deny entry's target is.
 func TestEscape_SSHKeySymlink(t *testing.T) { runAttack(t, "ssh-key-symlink") }
+
+// TestAttackSuiteIsRun checks SPEC §14's attack suite is run whole: every
+// file of testdata/attacks that is not a stated gap (its Gap: line) has a
+// TestEscape_* or TestSandbox_* test calling runAttack with its name, and a
+// stated gap has none (it would fail).
+func TestAttackSuiteIsRun(t *testing.T) {
+	cases, err := attack.LoadAll(filepath.Join("testdata", "attacks"))
+	require.NoError(t, err)
+	srcs, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	var all strings.Builder
+	for _, f := range srcs {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		all.Write(b)
+	}
+	for _, c := range cases {
+		run := strings.Contains(all.String(), `runAttack(t, "`+c.Name+`")`)
+		if c.Gap() != "" {
+			require.False(t, run, "%s is a stated gap but a test runs it", c.Name)
+			continue
+		}
+		require.True(t, run, "no test runs attack %s", c.Name)
+	}
+}

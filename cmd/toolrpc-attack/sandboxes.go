@@ -87,16 +87,24 @@ func (s toolrpcSandbox) run(box *attack.Box, c attack.Case, mark string) (string
 }
 
 // codexSandbox runs attack.sh under `codex sandbox -P :workspace` (Codex's
-// workspace-write: the workspace, /tmp and $TMPDIR writable; .git read-only).
-// Codex has no deny list for reads and no policy file: a policy.json's
-// network "off" is its default, and its writable and denyRead have no
-// equivalent there.
+// workspace-write: the workspace, /tmp and $TMPDIR writable; .git read-only),
+// or `-P :read-only` for a policy.json's mode read-only. Codex's profiles
+// have no deny list for reads: a policy.json's network "off" is its
+// default, and its writable and denyRead have no equivalent there.
 type codexSandbox struct{ bin string }
 
 func (s codexSandbox) name() string    { return "codex" }
 func (s codexSandbox) program() string { return s.bin }
 
 func (s codexSandbox) run(box *attack.Box, c attack.Case, mark string) (string, error) {
+	policy, err := policyOf(c)
+	if err != nil {
+		return "", err
+	}
+	profile := ":workspace"
+	if policy.Mode == wire.SandboxReadOnly {
+		profile = ":read-only"
+	}
 	// Codex refuses to make its helper binaries under /tmp, where a box
 	// (Workspace: /tmp) would put its home: its CODEX_HOME is kept apart.
 	home, err := os.MkdirTemp("/var/tmp", "toolrpc-attack-codex-")
@@ -104,11 +112,11 @@ func (s codexSandbox) run(box *attack.Box, c attack.Case, mark string) (string, 
 		return "", err
 	}
 	defer os.RemoveAll(home)
-	return confined(box, append([]string{"CODEX_HOME=" + home}, box.Env(mark)...), s.bin, "sandbox", "-P", ":workspace", "-C", box.WS, "--", "bash", "-c", c.Attack)
+	return confined(box, append([]string{"CODEX_HOME=" + home}, box.Env(mark)...), s.bin, "sandbox", "-P", profile, "-C", box.WS, "--", "bash", "-c", c.Attack)
 }
 
 // srtSandbox runs attack.sh under `srt -s SETTINGS -c`, its settings the
-// workspace and /tmp writable, §14's deny list unreadable, no network
+// workspace (unless the policy's mode is read-only) and /tmp writable, §14's deny list unreadable, no network
 // domain allowed, plus the policy's writable and denyRead.
 type srtSandbox struct{ bin string }
 
@@ -125,8 +133,12 @@ func (s srtSandbox) run(box *attack.Box, c attack.Case, mark string) (string, er
 		deny = append(deny, filepath.Join(box.Home, p))
 	}
 	deny = append(deny, policy.DenyRead...)
+	writable := []string{box.WS, "/tmp"}
+	if policy.Mode == wire.SandboxReadOnly {
+		writable = []string{"/tmp"}
+	}
 	settings := map[string]any{
-		"filesystem": map[string]any{"denyRead": deny, "allowWrite": append([]string{box.WS, "/tmp"}, policy.Writable...), "denyWrite": []string{}},
+		"filesystem": map[string]any{"denyRead": deny, "allowWrite": append(writable, policy.Writable...), "denyWrite": []string{}},
 		"network":    map[string]any{"allowedDomains": []string{}, "deniedDomains": []string{}},
 	}
 	b, err := json.Marshal(settings)

@@ -4,7 +4,7 @@
 // other sandboxes (cmd/toolrpc-attack) judge one text.
 //
 // A file is a txtar-style archive: a comment whose "Key: value" lines are
-// its fields (Rows, Section, Users, Peers, Workspace, Kind), then "-- name --" sections:
+// its fields (Rows, Section, Users, Peers, Workspace, Kind, Gap), then "-- name --" sections:
 //
 //	-- policy.json --   optional: the sandbox policy (initializationOptions.sandbox)
 //	-- setup.sh --      optional: run by the host before, outside the sandbox
@@ -72,6 +72,11 @@ func (c Case) Workspace() string {
 // the sandbox (its Kind: line is "works") rather than an attack: its check
 // passes when the work succeeded.
 func (c Case) Works() bool { return c.Field("Kind") == "works" }
+
+// Gap is the comment's Gap: line: why toolrpc does not hold this attack, as
+// docs/sandbox.md states it, or "" when it must hold (then a TestEscape_*
+// test runs it).
+func (c Case) Gap() string { return c.Field("Gap") }
 
 // ForPeers reports whether the attack applies to any command sandbox, not
 // only to toolrpc's own server (its Peers: line is "yes").
