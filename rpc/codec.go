@@ -20,20 +20,20 @@ import (
 // maxFrameBytes is the largest body the codec accepts; tests lower it.
 var maxFrameBytes int64 = limits.MaxFrameBytes
 
-// Stream is toolrpc's LSP-framed jsonrpc2.ObjectStream. Unlike the stock
+// frameStream is toolrpc's LSP-framed jsonrpc2.ObjectStream. Unlike the stock
 // codec it never lets a bad frame end the connection: a malformed body is
 // answered with -32700, an invalid request with -32600, an oversized frame
 // with -32600 (its body skipped without being allocated), and the next frame
 // is read. Only a clean EOF (io.EOF) or a truncated frame
 // (io.ErrUnexpectedEOF) ends ReadObject.
 //
-// Each body is decoded once, by the Stream: the request it holds is kept as
-// the current message (Stream.take), and jsonrpc2, whose read loop hands
+// Each body is decoded once, by the frameStream: the request it holds is kept as
+// the current message (frameStream.take), and jsonrpc2, whose read loop hands
 // each message to the server before it reads the next, is given only a
 // constant stand-in that says request or notification. A request's id is
 // kept as its compact JSON text and written back verbatim, so any string or
 // number the client sends (-1, 1e3, 2^64) is echoed exactly.
-type Stream struct {
+type frameStream struct {
 	r   *lspframe.Reader
 	in  *countingReader
 	c   io.Closer
@@ -53,7 +53,7 @@ type Stream struct {
 	cur message
 }
 
-// message is one request or notification as the Stream decoded it.
+// message is one request or notification as the frameStream decoded it.
 type message struct {
 	// id is the request's id as its compact JSON text; nil for a
 	// notification.
@@ -71,17 +71,17 @@ var (
 // take returns the message the last ReadObject read. The server calls it
 // from jsonrpc2's handler, which runs in the read loop before the next
 // ReadObject.
-func (s *Stream) take() message {
+func (s *frameStream) take() message {
 	m := s.cur
 	s.cur = message{}
 	return m
 }
 
-// NewStream returns a Stream reading frames from r and writing them to w;
+// newFrameStream returns a frameStream reading frames from r and writing them to w;
 // Close closes c (which may be nil).
-func NewStream(r io.Reader, w io.Writer, c io.Closer, logger logging.Logf) *Stream {
+func newFrameStream(r io.Reader, w io.Writer, c io.Closer, logger logging.Logf) *frameStream {
 	in := &countingReader{r: r}
-	s := &Stream{r: lspframe.NewReader(in, maxFrameBytes), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
+	s := &frameStream{r: lspframe.NewReader(in, maxFrameBytes), in: in, w: bufio.NewWriterSize(w, 64*1024), c: c, log: logger}
 	s.handledCh = make(chan struct{})
 	s.r.OnJunk = func(line []byte) { s.log.Printf("ignoring malformed header line %q", clipForLog(line)) }
 	s.dl, _ = w.(interface{ SetWriteDeadline(time.Time) error })
@@ -92,12 +92,12 @@ func NewStream(r io.Reader, w io.Writer, c io.Closer, logger logging.Logf) *Stre
 // endWrites makes every write still blocked at t, and every later one, fail
 // once t has passed, when the output takes write deadlines. It reports
 // whether it does.
-func (s *Stream) endWrites(t time.Time) bool {
+func (s *frameStream) endWrites(t time.Time) bool {
 	return s.dl != nil && s.dl.SetWriteDeadline(t) == nil
 }
 
 // Close closes the underlying input.
-func (s *Stream) Close() error {
+func (s *frameStream) Close() error {
 	if s.c == nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ var errSkip = errors.New("frame skipped")
 //
 // It runs in the read loop, which handles each message before it reads the
 // next: on entry, every message before the read position has been handled.
-func (s *Stream) ReadObject(v any) error {
+func (s *frameStream) ReadObject(v any) error {
 	for {
 		s.setHandled(s.in.n - int64(s.r.Buffered()))
 		body, err := s.r.Read()
@@ -164,7 +164,7 @@ type envelope struct {
 
 // prepare validates a body, decoding it once, and returns its message.
 // Invalid bodies are answered here and reported as an error.
-func (s *Stream) prepare(body []byte) (message, error) {
+func (s *frameStream) prepare(body []byte) (message, error) {
 	if !utf8.Valid(body) {
 		s.replyError(nil, CodeParseError, "parse error: body is not valid UTF-8")
 		return message{}, errSkip
@@ -233,10 +233,10 @@ func (s *Stream) prepare(body []byte) (message, error) {
 
 // WriteObject refuses: jsonrpc2.ObjectStream asks for it, but jsonrpc2 is
 // given only the read loop. Every frame the server writes goes through the
-// Stream's own writers (writeResult, writeError, writeNotification, the
+// frameStream's own writers (writeResult, writeError, writeNotification, the
 // Peer), marshalled once by wire.Marshal; a conn.Reply or Notify that found
 // its way in would fail here rather than write a frame of another encoding.
-func (s *Stream) WriteObject(any) error {
+func (s *frameStream) WriteObject(any) error {
 	return errors.New("rpc: the server writes its frames itself; jsonrpc2 only reads them")
 }
 
@@ -249,7 +249,7 @@ type notification struct {
 
 // writeNotification writes one notification, marshalled without HTML
 // escaping (jsonrpc2's Notify would escape the params).
-func (s *Stream) writeNotification(method string, params any) error {
+func (s *frameStream) writeNotification(method string, params any) error {
 	b, err := marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
@@ -271,14 +271,14 @@ type wireError struct {
 }
 
 // replyError answers a frame the codec rejected; id nil means null.
-func (s *Stream) replyError(id json.RawMessage, code int64, msg string) {
+func (s *frameStream) replyError(id json.RawMessage, code int64, msg string) {
 	s.writeError(id, wireError{Code: code, Message: msg})
 }
 
 // writeError writes an error reply carrying id (a request's original JSON
 // text; nil means null). Failures are logged: the peer is gone or the error
 // is unencodable, and nothing else can be done with it.
-func (s *Stream) writeError(id json.RawMessage, e wireError) {
+func (s *frameStream) writeError(id json.RawMessage, e wireError) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -294,7 +294,7 @@ func (s *Stream) writeError(id json.RawMessage, e wireError) {
 
 // writeResult writes a success reply: result (already marshalled) spliced in
 // after the request's original id text, so it is marshalled only once.
-func (s *Stream) writeResult(id, result json.RawMessage) error {
+func (s *frameStream) writeResult(id, result json.RawMessage) error {
 	frame := make([]byte, 0, len(result)+len(id)+40)
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = append(frame, id...)
@@ -303,7 +303,7 @@ func (s *Stream) writeResult(id, result json.RawMessage) error {
 	return s.writeFrame(append(frame, '}'))
 }
 
-func (s *Stream) writeFrame(body []byte) error {
+func (s *frameStream) writeFrame(body []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := lspframe.Write(s.w, body); err != nil {

@@ -18,11 +18,11 @@ func frameOf(body string) string {
 	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
 }
 
-// readAll drains a Stream, returning the requests it yielded (the message
+// readAll drains a frameStream, returning the requests it yielded (the message
 // each ReadObject kept, its id as text) and the error that ended it.
 func readAll(t testing.TB, in string) (reqs []map[string]any, out string, err error) {
 	var w bytes.Buffer
-	s := NewStream(strings.NewReader(in), &w, nil, nil)
+	s := newFrameStream(strings.NewReader(in), &w, nil, nil)
 	for {
 		var standIn map[string]any
 		if err = s.ReadObject(&standIn); err != nil {
@@ -118,7 +118,7 @@ func TestStream_IDsCarriedAsText(t *testing.T) {
 			require.Equal(t, id, reqs[0]["id"])
 			// Both reply paths write the id text back verbatim.
 			var w bytes.Buffer
-			s := NewStream(strings.NewReader(""), &w, nil, nil)
+			s := newFrameStream(strings.NewReader(""), &w, nil, nil)
 			require.NoError(t, s.writeResult(json.RawMessage(id), json.RawMessage(`1`)))
 			s.writeError(json.RawMessage(id), wireError{Code: CodeToolFailure, Message: "x"})
 			require.Equal(t,

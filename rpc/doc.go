@@ -8,7 +8,7 @@
 // names are case-insensitive; a frame larger than limits.MaxFrameBytes is
 // answered with -32600 and its body skipped without being allocated, after
 // which the stream resynchronises on the next header. Each body is decoded
-// once, by the Stream; sourcegraph/jsonrpc2 runs the read loop (and
+// once, by the frameStream; sourcegraph/jsonrpc2 runs the read loop (and
 // DisconnectNotify) on a constant stand-in, and the server writes every
 // frame itself. An id is kept as its compact JSON text and echoed verbatim.
 //

@@ -19,7 +19,7 @@ var ErrPeerGone = errors.New("rpc: connection ended before the client replied")
 // Handlers and Service.Initialize find it with PeerFrom. Its methods may be
 // called concurrently.
 type Peer struct {
-	s *Stream
+	s *frameStream
 
 	mu      sync.Mutex
 	next    int64
@@ -41,7 +41,7 @@ type request struct {
 	Params  any    `json:"params"`
 }
 
-func newPeer(s *Stream) *Peer { return &Peer{s: s, pending: map[string]chan response{}} }
+func newPeer(s *frameStream) *Peer { return &Peer{s: s, pending: map[string]chan response{}} }
 
 // Notify writes a notification to the client. It is synchronous: when it
 // returns the notification is written.

@@ -88,7 +88,7 @@ func TestPeerCall(t *testing.T) {
 // TestPeerCallEndsWithInput: a Call waiting for a reply returns
 // ErrPeerGone when the input ends, and later Calls fail at once.
 func TestPeerCallEndsWithInput(t *testing.T) {
-	p := newPeer(NewStream(nil, discard{}, nil, nil))
+	p := newPeer(newFrameStream(nil, discard{}, nil, nil))
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Call(context.Background(), "client/question", nil)

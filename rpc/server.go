@@ -61,7 +61,7 @@ const (
 type server struct {
 	svc    Service
 	log    logging.Logf
-	stream *Stream
+	stream *frameStream
 	sem    chan struct{}
 	base   context.Context
 
@@ -91,7 +91,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, svc Service, opts O
 	if c, ok := in.(io.Closer); ok {
 		closer = c
 	}
-	stream := NewStream(in, out, closer, logger)
+	stream := newFrameStream(in, out, closer, logger)
 	s := &server{
 		stream:   stream,
 		svc:      svc,

@@ -84,7 +84,7 @@ func (s *testService) Handler(method string) Handler {
 type client struct {
 	t    *testing.T
 	in   *io.PipeWriter
-	out  *Stream
+	out  *frameStream
 	done chan int
 	mu   sync.Mutex
 	msgs []map[string]any
