@@ -123,7 +123,7 @@ func bashEnv(method string, env map[string]string) ([]string, error) {
 // the first workspace root): an existing directory inside the workspace.
 func bashDir(s *Session, method string, cwd *string) (string, error) {
 	if cwd == nil {
-		return s.Roots.First(), nil
+		return s.roots.First(), nil
 	}
 	rp, err := resolvePath(s, method+": cwd", *cwd)
 	switch {
@@ -149,7 +149,7 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol := s.Sandbox()
+	pol := s.policy()
 	wrap, err := pol.Wrap()
 	if err != nil {
 		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)

@@ -54,7 +54,7 @@ func (r *recorder) notify(method string, params any) error {
 
 func TestBashDecode(t *testing.T) {
 	s := bashSession(t)
-	require.NoError(t, os.WriteFile(filepath.Join(s.Roots.First(), "file"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(s.roots.First(), "file"), nil, 0o644))
 	tests := []struct {
 		name     string
 		params   string

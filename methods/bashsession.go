@@ -35,14 +35,14 @@ func bashSessionDecode(r *bashRun, p *wire.BashParams) error {
 // bashSessionRun runs r's command in its session; the errors are shell.Run's
 // kinds, so bashCall maps them alike.
 func bashSessionRun(ctx context.Context, s *Session, r *bashRun, spec shell.Spec, pol *sandbox.Resolved) (*wire.BashResult, error) {
-	if s.Shells == nil {
+	if s.shells == nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: this server keeps no shell sessions")
 	}
 	key, err := json.Marshal(pol.State())
 	if err != nil {
 		return nil, fmt.Errorf("bash: sandbox state: %w", err)
 	}
-	res, err := s.Shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: string(key)})
+	res, err := s.shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: string(key)})
 	var many *shellsession.TooManyError
 	var name *shellsession.NameError
 	switch {

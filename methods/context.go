@@ -119,7 +119,7 @@ func contextCompact(ctx context.Context, s *Session, call *rpc.Call) (any, error
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("compact %s: cancelled before it was saved: %w", p.CheckpointID, ctx.Err())
 	}
-	st, err := s.Checkpoints()
+	st, err := s.checkpointStore()
 	if err != nil {
 		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}
@@ -141,7 +141,7 @@ func contextLoad(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !checkpoint.ValidID(p.CheckpointID) {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "checkpointId %q must match [A-Za-z0-9._-]{1,%d}", p.CheckpointID, limits.CheckpointIDMaxChars)
 	}
-	st, err := s.Checkpoints()
+	st, err := s.checkpointStore()
 	if err != nil {
 		return nil, rpc.Errorf(rpc.IOError, "checkpoint store: %w", err)
 	}

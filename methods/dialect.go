@@ -88,7 +88,7 @@ func lockAll(s *Session, abs []string) func() {
 		if i > 0 && abs[i-1] == a {
 			continue
 		}
-		unlocks = append(unlocks, s.Locks.Lock(a))
+		unlocks = append(unlocks, s.locks.Lock(a))
 	}
 	return func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {

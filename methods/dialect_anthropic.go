@@ -184,7 +184,7 @@ func editorCreate(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 	if err != nil {
 		return toolFailed(err)
 	}
-	defer s.Locks.Lock(rp.Abs)()
+	defer s.locks.Lock(rp.Abs)()
 	if d := inEditor(s, rp); d != nil {
 		f := &dialectDoc{rp: rp, buf: d}
 		if _, err := f.commit(ctx, s, editorMethodName, *p.FileText); err != nil {
@@ -195,7 +195,7 @@ func editorCreate(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 	if err := refuseUnsaved(s, "create", rp); err != nil {
 		return toolFailed(err)
 	}
-	if _, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.FileText, rp.Root == roots.Scratch, s.Sources); err != nil {
+	if _, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.FileText, rp.Root == roots.Scratch, s.sources); err != nil {
 		return toolFailed(err)
 	}
 	return toolReply{Content: "File created successfully at: " + p.Path}
@@ -296,7 +296,7 @@ func editorOpen(s *Session, path string) (doc *dialectDoc, unlock func(), reply 
 	if err != nil {
 		return nil, nil, toolFailed(err)
 	}
-	unlock = s.Locks.Lock(rp.Abs)
+	unlock = s.locks.Lock(rp.Abs)
 	doc, err = readEditDoc(s, rp, "str_replace")
 	switch {
 	case err != nil:

@@ -60,17 +60,17 @@ func readViewDoc(s *Session, rp roots.Path, tool string) (text string, exists, u
 // on disk. inBuffer reports the editor.
 func (f *dialectDoc) commit(ctx context.Context, s *Session, method, text string) (inBuffer bool, err error) {
 	if f.buf != nil {
-		if err := s.Editor.Apply(ctx, f.buf, []byte(text), "toolrpc: "+method+" "+f.rp.Display, f.rp.Display); err != nil {
+		if err := s.editor.Apply(ctx, f.buf, []byte(text), "toolrpc: "+method+" "+f.rp.Display, f.rp.Display); err != nil {
 			return false, editorRefusal(err)
 		}
-		s.Sources.Forget(f.rp.Abs, sourceset.TagOf([]byte(text)))
+		s.sources.Forget(f.rp.Abs, sourceset.TagOf([]byte(text)))
 		return true, nil
 	}
 	var plan lineedit.Plan
 	if err := plan.Put(f.rp.Abs, f.rp.Display, text, f.doc); err != nil {
 		return false, refusal(err)
 	}
-	return false, refusal(plan.Commit(ctx, s.Sources))
+	return false, refusal(plan.Commit(ctx, s.sources))
 }
 
 // bufferNote is the line a dialect's success text ends with when the edit

@@ -169,7 +169,7 @@ func geminiReplace(ctx context.Context, s *Session, p wire.GeminiParams, id json
 	if err != nil {
 		return geminiFailed(err)
 	}
-	defer s.Locks.Lock(rp.Abs)()
+	defer s.locks.Lock(rp.Abs)()
 	doc, err := readEditDoc(s, rp, "replace")
 	if err != nil {
 		return geminiFailed(err)

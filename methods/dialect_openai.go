@@ -149,7 +149,7 @@ func runPatch(ctx context.Context, s *Session, pt *patch.Patch) (string, error) 
 			}
 		}
 	}
-	if err := plan.Commit(ctx, s.Sources); err != nil {
+	if err := plan.Commit(ctx, s.sources); err != nil {
 		return "", refusal(err)
 	}
 	return patchSummary(pt, res), nil

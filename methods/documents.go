@@ -62,13 +62,13 @@ func startDocuments(ctx context.Context, s *Session) (*wire.TextDocumentSync, st
 		return nil, "", rpc.Errorf(rpc.InvalidArgument, "initializationOptions.edits %q is not \"editor\" or \"disk\"", in.InitializationOptions.Edits)
 	}
 	enc := documents.Negotiate(in.Capabilities.General.PositionEncodings)
-	s.Docs = documents.NewStore(enc, func(p string) (string, bool) {
-		rp, err := s.Roots.Resolve(p)
+	s.docs = documents.NewStore(enc, func(p string) (string, bool) {
+		rp, err := s.roots.Resolve(p)
 		return rp.Abs, err == nil
 	}, s.Logf)
 	ws := in.Capabilities.Workspace
 	if ws.ApplyEdit && ws.WorkspaceEdit.DocumentChanges && in.InitializationOptions.Edits != "disk" {
-		s.Editor = editor.New(s.Docs, peer, editor.Options{
+		s.editor = editor.New(s.docs, peer, editor.Options{
 			Annotations: ws.WorkspaceEdit.ChangeAnnotationSupport != nil,
 			Confirm:     in.InitializationOptions.Review,
 		})
@@ -82,7 +82,7 @@ func (t *Toolbox) Notify(method string, params json.RawMessage) {
 	t.mu.Lock()
 	s := t.session
 	t.mu.Unlock()
-	if s == nil || s.Docs == nil {
+	if s == nil || s.docs == nil {
 		return
 	}
 	defer func() {
@@ -90,24 +90,24 @@ func (t *Toolbox) Notify(method string, params json.RawMessage) {
 			s.Logf("documents: panic in %s: %v\n%s", method, r, debug.Stack())
 		}
 	}()
-	s.Docs.Handle(method, params)
+	s.docs.Handle(method, params)
 }
 
 // bufferFor returns the editor's document for rp when the tools must use it
 // instead of the file: held, and its text not the file's.
 func bufferFor(s *Session, rp roots.Path) *documents.Doc {
-	if s.Docs == nil {
+	if s.docs == nil {
 		return nil
 	}
-	return s.Docs.Unsaved(rp.Abs)
+	return s.docs.Unsaved(rp.Abs)
 }
 
 // docNotice returns, once, why the editor's document for abs is not held.
 func docNotice(s *Session, abs string) string {
-	if s.Docs == nil {
+	if s.docs == nil {
 		return ""
 	}
-	return s.Docs.Notice(abs)
+	return s.docs.Notice(abs)
 }
 
 // refuseUnsaved refuses a disk edit or write of a file whose buffer has
@@ -125,21 +125,21 @@ func refuseUnsaved(s *Session, tool string, rp roots.Path) error {
 // inEditor reports the editor's document an edit or write of rp goes
 // through, or nil when it goes to disk.
 func inEditor(s *Session, rp roots.Path) *documents.Doc {
-	if s.Editor == nil || s.Docs == nil {
+	if s.editor == nil || s.docs == nil {
 		return nil
 	}
-	return s.Docs.Get(rp.Abs)
+	return s.docs.Get(rp.Abs)
 }
 
 // editInEditor is tools/edit of an open document: the ops are checked and
 // applied to the buffer's text exactly as to a file, and the result is sent
 // to the editor.
 func editInEditor(ctx context.Context, s *Session, call *rpc.Call, d *documents.Doc, rp roots.Path, tag string, hunks []lineedit.Hunk) (any, error) {
-	text, res, commit, err := lineedit.EditText(ctx, rp.Abs, rp.Display, tag, d.Text.Bytes(), hunks, s.Sources)
+	text, res, commit, err := lineedit.EditText(ctx, rp.Abs, rp.Display, tag, d.Text.Bytes(), hunks, s.sources)
 	if err != nil {
 		return nil, refusal(err)
 	}
-	if err := s.Editor.Apply(ctx, d, text, editLabel(call, rp), rp.Display); err != nil {
+	if err := s.editor.Apply(ctx, d, text, editLabel(call, rp), rp.Display); err != nil {
 		return nil, editorRefusal(err)
 	}
 	commit()
@@ -154,11 +154,11 @@ func writeInEditor(ctx context.Context, s *Session, call *rpc.Call, d *documents
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.Editor.Apply(ctx, d, text, editLabel(call, rp), rp.Display); err != nil {
+	if err := s.editor.Apply(ctx, d, text, editLabel(call, rp), rp.Display); err != nil {
 		return nil, editorRefusal(err)
 	}
 	tag := sourceset.TagOf(text)
-	s.Sources.Forget(rp.Abs, tag)
+	s.sources.Forget(rp.Abs, tag)
 	return &wire.WriteResult{Path: rp.Display, Root: wire.Root(rp.Root), Tag: tag, FileBytes: len(text),
 		TotalLines: cut.CountLines(text), Notice: joinNotice(notice, inBufferNotice)}, nil
 }
@@ -197,7 +197,7 @@ func joinNotice(a, b string) string {
 
 // readBuffer is tools/read of an open document whose text is not the file's.
 func readBuffer(ctx context.Context, s *Session, d *documents.Doc, rp roots.Path, offset, limit int64) (any, error) {
-	res, err := page.ReadText(ctx, rp.Abs, rp.Display, d.Text.Bytes(), offset, limit, s.Sources)
+	res, err := page.ReadText(ctx, rp.Abs, rp.Display, d.Text.Bytes(), offset, limit, s.sources)
 	if err != nil {
 		return nil, err
 	}
@@ -210,10 +210,10 @@ func readBuffer(ctx context.Context, s *Session, d *documents.Doc, rp roots.Path
 // overlay returns the unsaved buffers inside the roots as grep and glob
 // take them (nil when there are none).
 func overlay(s *Session) search.Overlay {
-	if s.Docs == nil {
+	if s.docs == nil {
 		return nil
 	}
-	docs := s.Docs.UnsavedAll()
+	docs := s.docs.UnsavedAll()
 	if len(docs) == 0 {
 		return nil
 	}
@@ -232,7 +232,7 @@ func editorOnlyNotice(s *Session, paths []string) string {
 	}
 	names := make([]string, len(paths))
 	for i, p := range paths {
-		names[i] = s.Roots.DisplayOf(p)
+		names[i] = s.roots.DisplayOf(p)
 	}
 	return fmt.Sprintf("Listed from the editor, not on disk yet (unsaved new files): %s.", strings.Join(bounded(names), ", "))
 }

@@ -65,7 +65,7 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxWrite(s, rp); err != nil {
 		return nil, err
 	}
-	unlock := s.Locks.Lock(rp.Abs)
+	unlock := s.locks.Lock(rp.Abs)
 	defer unlock()
 	if d := inEditor(s, rp); d != nil && (d.Tag() == p.Tag || bufferFor(s, rp) != nil) {
 		// A clean buffer of a file in another encoding (SPEC §4.1) has
@@ -76,7 +76,7 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := refuseUnsaved(s, "edit", rp); err != nil {
 		return nil, err
 	}
-	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.Sources)
+	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.sources)
 	if err != nil {
 		return nil, refusal(err)
 	}

@@ -48,11 +48,11 @@ func editTestRun(t *testing.T, ctx context.Context, s *Session, method string, p
 // Read would, and returns its absolute path and tag.
 func editTestFile(t *testing.T, s *Session, name, content string) (string, string) {
 	t.Helper()
-	abs := filepath.Join(s.Roots.First(), name)
+	abs := filepath.Join(s.roots.First(), name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(abs), 0o755))
 	require.NoError(t, os.WriteFile(abs, []byte(content), 0o644))
 	tag := sourceset.TagOf([]byte(content))
-	s.Sources.Add(abs, tag, 1, strings.Count(content, "\n")+1)
+	s.sources.Add(abs, tag, 1, strings.Count(content, "\n")+1)
 	return abs, tag
 }
 
@@ -97,14 +97,14 @@ func TestEditErrorsLeaveFileUnchanged(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, ext := editTestSession(t, t.TempDir())
-			abs := filepath.Join(s.Roots.First(), "f.txt")
+			abs := filepath.Join(s.roots.First(), "f.txt")
 			require.NoError(t, os.WriteFile(abs, []byte(content), 0o644))
-			require.NoError(t, os.Mkdir(filepath.Join(s.Roots.First(), "dir"), 0o755))
+			require.NoError(t, os.Mkdir(filepath.Join(s.roots.First(), "dir"), 0o755))
 			extFile := filepath.Join(ext, "e.txt")
 			require.NoError(t, os.WriteFile(extFile, []byte(content), 0o644))
 			tag := sourceset.TagOf([]byte(content))
-			s.Sources.Add(abs, tag, 1, tc.visible)
-			s.Sources.Add(extFile, tag, 1, 3)
+			s.sources.Add(abs, tag, 1, tc.visible)
+			s.sources.Add(extFile, tag, 1, 3)
 			if tc.tag == "" {
 				tc.tag = tag
 			}
@@ -122,7 +122,7 @@ func TestEditErrorsLeaveFileUnchanged(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, content, string(got))
 			}
-			requireNoEditTemp(t, s.Roots.First())
+			requireNoEditTemp(t, s.roots.First())
 		})
 	}
 }

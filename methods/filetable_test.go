@@ -65,19 +65,19 @@ func TestGrepGlobTableMatchesCold(t *testing.T) {
 	root := t.TempDir()
 	warm, err := NewSession(Config{Root: root, DataDir: t.TempDir(), SessionID: "warm"}, &protocol.InitializeParams{})
 	require.NoError(t, err)
-	t.Cleanup(warm.Files.Close)
-	t.Cleanup(warm.Index.Close)
+	t.Cleanup(warm.files.Close)
+	t.Cleanup(warm.index.Close)
 	cold, err := NewSession(Config{Root: root, DataDir: t.TempDir(), SessionID: "cold"}, &protocol.InitializeParams{})
 	require.NoError(t, err)
-	t.Cleanup(cold.Index.Close)
-	cold.Files.Close()
-	cold.Files = nil
+	t.Cleanup(cold.index.Close)
+	cold.files.Close()
+	cold.files = nil
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
 	dirs := []string{"", "src", "src/a", "src/b", "vendor", "vendor/m", "docs"}
 	names := []string{"a.go", "b.go", "c.txt", "d.log", "e.md"}
-	root = warm.Roots.First()
+	root = warm.roots.First()
 	for step := range 60 {
 		for range 1 + r.Intn(5) {
 			p := filepath.Join(root, dirs[r.Intn(len(dirs))], names[r.Intn(len(names))])
@@ -101,7 +101,7 @@ func TestGrepGlobTableMatchesCold(t *testing.T) {
 				"step %d: %s %v", step, q.method, q.params)
 		}
 	}
-	st, ok := warm.Files.Stats(root)
+	st, ok := warm.files.Stats(root)
 	require.True(t, ok)
 	require.Equal(t, "live", st.State, "the warm session answered from its table")
 }

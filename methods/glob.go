@@ -74,8 +74,8 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxRead(s, rp); err != nil {
 		return nil, err
 	}
-	list, _ := sandboxList(s, s.Files.Walk, rp.Abs)
-	call.AfterReply(func() { s.Files.BuildDeferred(rp.RootDir) })
+	list, _ := sandboxList(s, s.files.Walk, rp.Abs)
+	call.AfterReply(func() { s.files.BuildDeferred(rp.RootDir) })
 	if fi, err := os.Stat(rp.Abs); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "glob: path %s is not a directory", rp.Display)
 	}
@@ -85,11 +85,11 @@ func globCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, fmt.Errorf("glob: %w", err)
 	}
 	var filter search.ListFilter
-	if f := s.Sandbox().ListFilter(rp.Abs); f != nil {
+	if f := s.policy().ListFilter(rp.Abs); f != nil {
 		filter = f // a nil *ListFilter is not a nil interface
 	}
 	files, only := overlay(s).GlobFront(ctx, files, pattern, rp.Abs, filter)
-	res := search.GlobWindow(ctx, files, ex, offset, limit, s.Roots.DisplayOf)
+	res := search.GlobWindow(ctx, files, ex, offset, limit, s.roots.DisplayOf)
 	res.Notice = joinNotice(res.Notice, editorOnlyNotice(s, only))
 	return res, nil
 }

@@ -101,9 +101,9 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxRead(s, rp); err != nil {
 		return nil, err
 	}
-	q.Start, q.Boundary, q.Display, q.Sources = rp.Abs, rp.RootDir, s.Roots.DisplayOf, s.Sources
-	q.List, q.Resume = s.Files.Walk, s.Resume
-	call.AfterReply(func() { s.Files.BuildDeferred(rp.RootDir) })
+	q.Start, q.Boundary, q.Display, q.Sources = rp.Abs, rp.RootDir, s.roots.DisplayOf, s.sources
+	q.List, q.Resume = s.files.Walk, s.resume
+	call.AfterReply(func() { s.files.BuildDeferred(rp.RootDir) })
 	pol := filePolicy(s)
 	if f := pol.ListFilter(rp.Abs); f != nil {
 		q.Filter = f // a filtered grep never continues a page: search drops Resume
@@ -113,8 +113,8 @@ func grepCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		// The index is mapped while the files are listed: a new server's
 		// first grep can narrow with an index an earlier server left. A
 		// build this grep asks for starts once its reply is written.
-		call.AfterReply(s.Index.Busy(rp.RootDir))
-		q.Index = s.Index
+		call.AfterReply(s.index.Busy(rp.RootDir))
+		q.Index = s.index
 	}
 	q.Overlay = overlay(s)
 	res, err := search.Grep(ctx, q)

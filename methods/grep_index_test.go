@@ -51,11 +51,11 @@ func grepIndexPattern(r *rand.Rand) string {
 func grepBoth(t *testing.T, s *Session, params map[string]any) (indexed, scanned string) {
 	t.Helper()
 	run := func(on bool) string {
-		ix := s.Index
+		ix := s.index
 		if !on {
-			s.Index = nil
+			s.index = nil
 		}
-		defer func() { s.Index = ix }()
+		defer func() { s.index = ix }()
 		raw, err := json.Marshal(params)
 		require.NoError(t, err)
 		res, rerr := grepTestRun[json.RawMessage](t, s, "tools/grep", json.RawMessage(raw))
@@ -71,7 +71,7 @@ func grepBoth(t *testing.T, s *Session, params map[string]any) (indexed, scanned
 func waitIndexed(t *testing.T, s *Session) {
 	t.Helper()
 	grepBoth(t, s, map[string]any{"pattern": "abcdef"})
-	m := s.Index.Manager(s.Roots.First())
+	m := s.index.Manager(s.roots.First())
 	for deadline := time.Now().Add(time.Minute); !m.Ready(); {
 		require.True(t, time.Now().Before(deadline), "the index is built within a minute")
 		time.Sleep(10 * time.Millisecond)
@@ -93,7 +93,7 @@ func TestGrepIndexedEqualsScan(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
 			s := grepTestSession(t)
-			defer s.Index.Close()
+			defer s.index.Close()
 			var tree [][2]string
 			for i := range 60 {
 				tree = append(tree, [2]string{fmt.Sprintf("d%d/f%d.txt", i%5, i), grepIndexText(r, 40)})
@@ -106,7 +106,7 @@ func TestGrepIndexedEqualsScan(t *testing.T) {
 					// An edit with a fresh mtime, as an editor makes it.
 					rel := tree[r.IntN(len(tree))][0]
 					text := grepIndexText(r, 40) + "\nedited_marker_" + fmt.Sprint(round) + "\n"
-					require.NoError(t, os.WriteFile(filepath.Join(s.Roots.First(), rel), []byte(text), 0o644))
+					require.NoError(t, os.WriteFile(filepath.Join(s.roots.First(), rel), []byte(text), 0o644))
 					params := map[string]any{"pattern": "edited_marker_" + fmt.Sprint(round) + "$", "outputMode": "content"}
 					ix, sc := grepBoth(t, s, params)
 					require.Equal(t, sc, ix)
@@ -140,7 +140,7 @@ func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return false, err
 	}
-	root := s.Roots.First()
+	root := s.roots.First()
 	files, err := walk.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
 	if err != nil {
 		return false, err
@@ -149,7 +149,7 @@ func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return s.Index.Narrow(root, m.Syntax(), len(*p.Pattern), walk.FileList(files)).Len() < len(files), nil
+	return s.index.Narrow(root, m.Syntax(), len(*p.Pattern), walk.FileList(files)).Len() < len(files), nil
 }
 
 // TestFileTableListingAppendsPaths: what the file table's listing appends
@@ -157,13 +157,13 @@ func grepIndexQueryLen(s *Session, params map[string]any) (bool, error) {
 // what At builds.
 func TestFileTableListingAppendsPaths(t *testing.T) {
 	s := grepTestSession(t)
-	t.Cleanup(s.Files.Close)
+	t.Cleanup(s.files.Close)
 	grepTestFiles(t, s, grepTestTree)
-	root := s.Roots.First()
+	root := s.roots.First()
 	var files walk.Files
 	for range 2 { // the first listing builds the table, the second reads it
 		var err error
-		files, err = s.Files.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
+		files, err = s.files.Walk(context.Background(), walk.Options{Start: root, Boundary: root})
 		require.NoError(t, err)
 	}
 	app := files

@@ -22,7 +22,7 @@ func grepTestSession(t testing.TB) *Session {
 	s, err := NewSession(Config{Root: t.TempDir(), DataDir: t.TempDir(), SessionID: "grep-test"},
 		&protocol.InitializeParams{})
 	require.NoError(t, err)
-	t.Cleanup(s.Index.Close) // before the temporary dirs go: the index worker writes there
+	t.Cleanup(s.index.Close) // before the temporary dirs go: the index worker writes there
 	return s
 }
 
@@ -32,7 +32,7 @@ func grepTestFiles(t testing.TB, s *Session, files [][2]string) {
 	t.Helper()
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, f := range files {
-		p := filepath.Join(s.Roots.First(), filepath.FromSlash(f[0]))
+		p := filepath.Join(s.roots.First(), filepath.FromSlash(f[0]))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(f[1]), 0o644))
 		mt := base.Add(-time.Duration(i) * time.Hour)
@@ -96,15 +96,15 @@ func TestGrepModes(t *testing.T) {
 	content, rerr := grepTestRun[search.ContentResult](t, s, "tools/grep", map[string]any{"pattern": "todo", "caseInsensitive": true, "outputMode": "content", "glob": "*.txt"})
 	require.Nil(t, rerr)
 	// The glob keeps no ignored file: no notice.
-	mid, err := os.ReadFile(filepath.Join(s.Roots.First(), "mid.txt"))
+	mid, err := os.ReadFile(filepath.Join(s.roots.First(), "mid.txt"))
 	require.NoError(t, err)
 	require.Equal(t, search.ContentResult{
 		Matches: []search.Match{{Path: "mid.txt", Line: 1, Text: "TODO two"}, {Path: "mid.txt", Line: 3, Text: "TODO three"}},
 		Tags:    map[string]string{"mid.txt": sourceset.TagOf(mid)},
 		Count:   2, Files: 1,
 	}, content)
-	require.True(t, s.Sources.Has(filepath.Join(s.Roots.First(), "mid.txt"), sourceset.TagOf(mid), 3))
-	require.False(t, s.Sources.Has(filepath.Join(s.Roots.First(), "mid.txt"), sourceset.TagOf(mid), 2))
+	require.True(t, s.sources.Has(filepath.Join(s.roots.First(), "mid.txt"), sourceset.TagOf(mid), 3))
+	require.False(t, s.sources.Has(filepath.Join(s.roots.First(), "mid.txt"), sourceset.TagOf(mid), 2))
 
 	// An explicit path reaches the ignored tree.
 	files, rerr = grepTestRun[search.FilesResult](t, s, "tools/grep", map[string]any{"pattern": "TODO", "path": "node_modules"})

@@ -10,13 +10,13 @@ func StartSession(s *Session) { startScratch(s) }
 // workers (a build stays resumable), ends the progress shown of their builds, removes the session's scratch dir
 // and retires the sandbox's confined thread.
 func CloseSession(s *Session) {
-	s.Processes.Close()
-	if s.Shells != nil {
-		s.Shells.Close()
+	s.processes.Close()
+	if s.shells != nil {
+		s.shells.Close()
 	}
-	s.Sandbox().Close() // after the processes: its thread ends once they are reaped
-	s.Files.Close()
-	s.Index.Close()
-	s.Progress.Close() // after the builds: each shown as ended
+	s.policy().Close() // after the processes: its thread ends once they are reaped
+	s.files.Close()
+	s.index.Close()
+	s.progress.Close() // after the builds: each shown as ended
 	_ = s.Scratch.Remove()
 }

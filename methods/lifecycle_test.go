@@ -34,6 +34,6 @@ func TestInitializeOnce(t *testing.T) {
 	require.Same(t, first, tb.session, "the first session stays")
 	tb.mu.Unlock()
 	require.FileExists(t, spilled)
-	require.NotNil(t, first.Index.Manager(first.Roots.First()), "its index is open")
+	require.NotNil(t, first.index.Manager(first.roots.First()), "its index is open")
 	tb.Shutdown()
 }

@@ -17,7 +17,7 @@ import (
 // may not search, is PERMISSION_DENIED. what prefixes messages ("read",
 // "bash: cwd").
 func resolvePath(s *Session, what, p string) (roots.Path, error) {
-	rp, err := s.Roots.Resolve(p)
+	rp, err := s.roots.Resolve(p)
 	switch {
 	case errors.Is(err, roots.ErrInvalidPath):
 		return rp, rpc.Errorf(rpc.InvalidArgument, "%s %w", what, err)
@@ -33,7 +33,7 @@ func resolvePath(s *Session, what, p string) (roots.Path, error) {
 // first workspace root), which must exist.
 func resolveExisting(s *Session, tool, p string) (roots.Path, error) {
 	if p == "" {
-		p = s.Roots.First()
+		p = s.roots.First()
 	}
 	rp, err := resolvePath(s, tool, p)
 	switch {

@@ -13,7 +13,7 @@ import (
 // faces run it once initialize has answered; CloseSession ends a load
 // still running.
 func Prewarm(s *Session) {
-	for _, root := range s.Roots.Workspace() {
-		s.Files.Prewarm(root, func(files walk.Files) { s.Index.Warm(root, files) })
+	for _, root := range s.roots.Workspace() {
+		s.files.Prewarm(root, func(files walk.Files) { s.index.Warm(root, files) })
 	}
 }

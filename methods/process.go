@@ -239,9 +239,9 @@ func processStartCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if spec.Dir, err = bashDir(s, m, p.Cwd); err != nil {
 		return nil, err
 	}
-	spec.Sandbox = s.Sandbox()
+	spec.Sandbox = s.policy()
 	docs := watchUnsaved(s)
-	r, err := s.Processes.Start(ctx, spec, w)
+	r, err := s.processes.Start(ctx, spec, w)
 	if r != nil {
 		r.Notice = docs.notice()
 	}
@@ -278,7 +278,7 @@ func processReadCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.Processes.Read(ctx, id, since, tail, w)
+	r, err := s.processes.Read(ctx, id, since, tail, w)
 	return processResult(m, r, err)
 }
 
@@ -310,7 +310,7 @@ func processWriteCall(ctx context.Context, s *Session, call *rpc.Call) (any, err
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.Processes.Write(ctx, id, []byte(data.String()), p.EOF, w)
+	r, err := s.processes.Write(ctx, id, []byte(data.String()), p.EOF, w)
 	return processResult(m, r, err)
 }
 
@@ -343,7 +343,7 @@ func processSignalCall(ctx context.Context, s *Session, call *rpc.Call) (any, er
 		}
 		w = &dw
 	}
-	r, err := s.Processes.Signal(ctx, id, sig, time.Duration(grace)*time.Millisecond, w)
+	r, err := s.processes.Signal(ctx, id, sig, time.Duration(grace)*time.Millisecond, w)
 	return processResult(m, r, err)
 }
 
@@ -354,7 +354,7 @@ func processListCall(ctx context.Context, s *Session, call *rpc.Call) (any, erro
 			return nil, err
 		}
 	}
-	return s.Processes.List(), nil
+	return s.processes.List(), nil
 }
 
 // processResult is a process tool's answer: its reply, or its error as the

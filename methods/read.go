@@ -82,7 +82,7 @@ func readCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if !rp.Exists {
 		return nil, readNotFound(s, rp)
 	}
-	res, err := page.ReadChecked(ctx, rp.Abs, rp.Display, path, offset, limit, s.Lines, s.Sources, sandboxOpened(s, rp))
+	res, err := page.ReadChecked(ctx, rp.Abs, rp.Display, path, offset, limit, s.lines, s.sources, sandboxOpened(s, rp))
 	if err != nil {
 		if d := sandboxDenied(err); d != err {
 			return nil, d
@@ -119,7 +119,7 @@ func readRefusal(s *Session, rp roots.Path, err error) error {
 // readNotFound is the NOT_FOUND error, with up to ReadMaxSuggestions similar
 // names of the same directory in data.suggestions.
 func readNotFound(s *Session, rp roots.Path) error {
-	sugg := s.Roots.SuggestKept(rp.Abs, sandboxReadable(s))
+	sugg := s.roots.SuggestKept(rp.Abs, sandboxReadable(s))
 	msg := fmt.Sprintf("read %s: no such file", rp.Display)
 	if len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"

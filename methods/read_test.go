@@ -45,7 +45,7 @@ func readTestCall(t testing.TB, s *Session, params string) (*wire.ReadResult, *r
 
 func readTestWrite(t testing.TB, s *Session, name string, content []byte) string {
 	t.Helper()
-	p := filepath.Join(s.Roots.First(), name)
+	p := filepath.Join(s.roots.First(), name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, content, 0o644))
 	return p
@@ -93,7 +93,7 @@ func TestReadErrors(t *testing.T) {
 	outside := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s\n"), 0o644))
 	s := readTestSession(t, "/dev")
-	root := s.Roots.First()
+	root := s.roots.First()
 	readTestWrite(t, s, "src/main.go", []byte("package main\n"))
 	readTestWrite(t, s, "src/mains.go", []byte("package main\n"))
 	readTestWrite(t, s, "src/util.go", []byte("package main\n"))
@@ -151,7 +151,7 @@ func TestReadRoots(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ext, "lib.txt"), []byte("ext\n"), 0o644))
 	s := readTestSession(t, ext)
 	readTestWrite(t, s, "a/b.txt", []byte("ws\n"))
-	scratch := s.Roots.ScratchDir()
+	scratch := s.roots.ScratchDir()
 	require.NoError(t, os.MkdirAll(scratch, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(scratch, "spill.log"), []byte("sc\n"), 0o600))
 	extEv, err := filepath.EvalSymlinks(ext)
@@ -160,7 +160,7 @@ func TestReadRoots(t *testing.T) {
 		name, path, wantPath, wantRoot string
 	}{
 		{"relative", "a/b.txt", "a/b.txt", "workspace"},
-		{"absolute inside", filepath.Join(s.Roots.First(), "a", "b.txt"), "a/b.txt", "workspace"},
+		{"absolute inside", filepath.Join(s.roots.First(), "a", "b.txt"), "a/b.txt", "workspace"},
 		{"dot segments", "a/../a/./b.txt", "a/b.txt", "workspace"},
 		{"external", filepath.Join(ext, "lib.txt"), filepath.Join(extEv, "lib.txt"), "external"},
 		{"scratch", filepath.Join(scratch, "spill.log"), filepath.Join(scratch, "spill.log"), "scratch"},

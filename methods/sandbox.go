@@ -33,7 +33,7 @@ func sandboxUpdateCall(_ context.Context, s *Session, call *rpc.Call) (any, erro
 	if err := call.Decode(&p); err != nil {
 		return nil, err
 	}
-	pol, err := s.SetSandbox(p)
+	pol, err := s.setPolicy(p)
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "sandbox/update: %v", err)
 	}

@@ -21,7 +21,7 @@ import (
 // filePolicy is the session's policy as the disk is now
 // (sandbox.Resolved.Now): a .git a command made since initialize is
 // protected, and a denied key's symlink target denied, for this call.
-func filePolicy(s *Session) *sandbox.Resolved { return s.Sandbox().Now() }
+func filePolicy(s *Session) *sandbox.Resolved { return s.policy().Now() }
 
 // sandboxRead refuses rp when the session's policy denies reading it.
 func sandboxRead(s *Session, rp roots.Path) error {
@@ -38,7 +38,7 @@ func sandboxWrite(s *Session, rp roots.Path) error {
 // denied file reached under another name (renamed or hard-linked inside a
 // writable root) is refused, as Landlock refuses it to a command.
 func sandboxOpened(s *Session, rp roots.Path) func(*os.File) error {
-	pol := s.Sandbox()
+	pol := s.policy()
 	if !pol.Enforced() {
 		return nil
 	}

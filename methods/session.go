@@ -68,45 +68,45 @@ type Session struct {
 	ID string
 	// DataDir is the data directory holding scratch/ and checkpoints/.
 	DataDir string
-	// Roots resolves and classifies every path argument.
-	Roots *roots.Roots
+	// roots resolves and classifies every path argument.
+	roots *roots.Roots
 	// Scratch is the session's scratch directory (created at the first spill).
 	Scratch *spill.Dir
-	// Sources is the edit source set.
-	Sources *sourceset.Set
-	// Lines caches the line indexes of the files tools/read pages.
-	Lines *lineindex.Cache
-	// Locks serialises tools/edit and tools/write on one file.
-	Locks *lineedit.Locks
-	// Index holds the content indexes grep narrows its files with, one per
+	// sources is the edit source set.
+	sources *sourceset.Set
+	// lines caches the line indexes of the files tools/read pages.
+	lines *lineindex.Cache
+	// locks serialises tools/edit and tools/write on one file.
+	locks *lineedit.Locks
+	// index holds the content indexes grep narrows its files with, one per
 	// workspace root; nil searches without (tests).
-	Index *contentindex.Set
-	// Files keeps the resident file tables of the workspace roots that grep
+	index *contentindex.Set
+	// files keeps the resident file tables of the workspace roots that grep
 	// and glob list from; Shutdown closes it.
-	Files *filetable.Set
+	files *filetable.Set
 	// Face is the face the session's error messages are written for.
 	Face Face
 	// Logf is the session's log.
 	Logf logging.Logf
-	// Processes are the session's processes (SPEC §13); CloseSession kills them.
-	Processes *process.Table
-	// Shells are the named shell sessions of tools/bash (SPEC §6.7);
+	// processes are the session's processes (SPEC §13); CloseSession kills them.
+	processes *process.Table
+	// shells are the named shell sessions of tools/bash (SPEC §6.7);
 	// CloseSession ends them.
-	Shells *shellsession.Manager
-	// Progress shows the builds of Files and Index to the client (nil:
+	shells *shellsession.Manager
+	// progress shows the builds of Files and Index to the client (nil:
 	// nobody to show them to).
-	Progress *progress.Reporter
+	progress *progress.Reporter
 	// Toolset is the tool families tools/list offers (SPEC §16).
 	Toolset Toolset
-	// Resume keeps where grep pages stopped, so the next page starts there
+	// resume keeps where grep pages stopped, so the next page starts there
 	// (nil: every page searches from the first file).
-	Resume *search.Resumes
-	// Docs are the documents the editor has open (SPEC §15); nil on the
+	resume *search.Resumes
+	// docs are the documents the editor has open (SPEC §15); nil on the
 	// MCP face.
-	Docs *documents.Store
-	// Editor sends edits of open documents to the editor; nil when they go
+	docs *documents.Store
+	// editor sends edits of open documents to the editor; nil when they go
 	// to disk (no client support, edits: "disk", the MCP face).
-	Editor *editor.Editor
+	editor *editor.Editor
 
 	sandboxMu sync.Mutex
 	sandbox   *sandbox.Resolved // replaced whole by SetSandbox
@@ -116,9 +116,9 @@ type Session struct {
 	checkpointsErr  error
 }
 
-// Sandbox returns the session's sandbox policy now in force. A call takes
+// policy returns the session's sandbox policy now in force. A call takes
 // it once, at its start, and keeps it to its end.
-func (s *Session) Sandbox() *sandbox.Resolved {
+func (s *Session) policy() *sandbox.Resolved {
 	s.sandboxMu.Lock()
 	defer s.sandboxMu.Unlock()
 	if s.sandbox == nil {
@@ -127,11 +127,11 @@ func (s *Session) Sandbox() *sandbox.Resolved {
 	return s.sandbox
 }
 
-// SetSandbox replaces the session's policy from the next call on and
+// setPolicy replaces the session's policy from the next call on and
 // returns it (sandbox/update, SPEC §14).
-func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
-	env := sandbox.HostEnv(s.Roots.Workspace(), s.Scratch.Path())
-	env.ReadOnlyRoots = s.Roots.External()
+func (s *Session) setPolicy(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
+	env := sandbox.HostEnv(s.roots.Workspace(), s.Scratch.Path())
+	env.ReadOnlyRoots = s.roots.External()
 	pol, err := sandbox.Resolve(p, env)
 	if err != nil {
 		return nil, err
@@ -140,16 +140,16 @@ func (s *Session) SetSandbox(p wire.SandboxPolicy) (*sandbox.Resolved, error) {
 	old := s.sandbox
 	s.sandbox = pol
 	s.sandboxMu.Unlock()
-	if old != nil && s.Shells != nil && !reflect.DeepEqual(old.State(), pol.State()) {
-		s.Shells.EndAll(shellsession.PolicyChanged)
+	if old != nil && s.shells != nil && !reflect.DeepEqual(old.State(), pol.State()) {
+		s.shells.EndAll(shellsession.PolicyChanged)
 	}
 	old.Close() // its thread ends once the commands it forked are reaped
 	return pol, nil
 }
 
-// Checkpoints returns the session's checkpoint store, opening it the first
+// checkpointStore returns the session's checkpoint store, opening it the first
 // time; a store that cannot be opened stays an error for the session.
-func (s *Session) Checkpoints() (*checkpoint.Store, error) {
+func (s *Session) checkpointStore() (*checkpoint.Store, error) {
 	s.checkpointsOnce.Do(func() { s.checkpoints, s.checkpointsErr = checkpoint.NewStore(s.DataDir, s.ID) })
 	return s.checkpoints, s.checkpointsErr
 }
@@ -205,12 +205,12 @@ func NewSession(cfg Config, p *protocol.InitializeParams) (_ *Session, err error
 	// glob build the table once they have answered (BuildDeferred).
 	files.DeferBuilds()
 	return &Session{sandbox: pol,
-		ID: id, DataDir: dataDir, Roots: r, Scratch: scratch, Sources: sourceset.New(),
-		Lines: lineindex.NewCache(limits.LineIndexCacheBytes), Locks: &lineedit.Locks{},
-		Index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
-		Files: files, Logf: logf, Face: cfg.Face, Toolset: ts, Progress: cfg.Progress, Resume: &search.Resumes{},
-		Processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
-		Shells:    shellsession.NewManager(logf),
+		ID: id, DataDir: dataDir, roots: r, Scratch: scratch, sources: sourceset.New(),
+		lines: lineindex.NewCache(limits.LineIndexCacheBytes), locks: &lineedit.Locks{},
+		index: contentindex.NewSet(contentindex.Options{DataDir: dataDir, CPUPercent: indexCPUPercent, Logf: logf, Progress: cfg.Progress}),
+		files: files, Logf: logf, Face: cfg.Face, Toolset: ts, progress: cfg.Progress, resume: &search.Resumes{},
+		processes: process.NewTable(filepath.Join(scratch.Path(), "process")),
+		shells:    shellsession.NewManager(logf),
 	}, nil
 }
 
@@ -262,9 +262,9 @@ func (t *Toolbox) Initialize(ctx context.Context, p *protocol.InitializeParams) 
 			TextDocumentSync: docSync, PositionEncoding: posEnc},
 		ServerInfo: wire.ServerInfo{Name: "toolrpc", Version: t.cfg.Version},
 		Limits:     limits.Table(),
-		Roots:      s.Roots.Workspace(),
+		Roots:      s.roots.Workspace(),
 		ScratchDir: s.Scratch.Path(),
-		Sandbox:    s.Sandbox().State(),
+		Sandbox:    s.policy().State(),
 	}, nil
 }
 

@@ -20,10 +20,10 @@ type unsavedWatch struct {
 // watchUnsaved notes the unsaved buffers and their files now.
 func watchUnsaved(s *Session) *unsavedWatch {
 	w := &unsavedWatch{s: s}
-	if s.Docs == nil {
+	if s.docs == nil {
 		return w
 	}
-	w.docs = s.Docs.UnsavedAll()
+	w.docs = s.docs.UnsavedAll()
 	for _, d := range w.docs {
 		fi, _ := os.Stat(d.Abs)
 		w.before = append(w.before, fi)
@@ -42,7 +42,7 @@ func (w *unsavedWatch) notice() string {
 	for i, d := range w.docs {
 		after, _ := os.Stat(d.Abs)
 		if !sameFile(w.before[i], after) {
-			changed = append(changed, w.s.Roots.DisplayOf(d.Abs))
+			changed = append(changed, w.s.roots.DisplayOf(d.Abs))
 		}
 	}
 	buffers := "buffers"
@@ -65,7 +65,7 @@ func (w *unsavedWatch) notice() string {
 func (w *unsavedWatch) names(paths []string) string {
 	names := make([]string, len(paths))
 	for i, p := range paths {
-		names[i] = w.s.Roots.DisplayOf(p)
+		names[i] = w.s.roots.DisplayOf(p)
 	}
 	return strings.Join(bounded(names), ", ")
 }

@@ -48,7 +48,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := sandboxWrite(s, rp); err != nil {
 		return nil, err
 	}
-	unlock := s.Locks.Lock(rp.Abs)
+	unlock := s.locks.Lock(rp.Abs)
 	defer unlock()
 
 	if err := ctx.Err(); err != nil { // a cancelled call touches no file
@@ -72,7 +72,7 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 			return nil, fmt.Errorf("write %s: %w", rp.Display, err)
 		}
 	}
-	res, err := lineedit.WriteEncoded(ctx, rp.Abs, rp.Display, *p.Content, p.Encoding, scratch, s.Sources)
+	res, err := lineedit.WriteEncoded(ctx, rp.Abs, rp.Display, *p.Content, p.Encoding, scratch, s.sources)
 	if err != nil {
 		return nil, refusal(err)
 	}

@@ -42,7 +42,7 @@ func TestWriteCreatesAndReplaces(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := editTestSession(t, t.TempDir())
-			abs := filepath.Join(s.Roots.First(), filepath.FromSlash(tc.path))
+			abs := filepath.Join(s.roots.First(), filepath.FromSlash(tc.path))
 			if tc.existing != nil {
 				require.NoError(t, os.WriteFile(abs, []byte(*tc.existing), 0o600))
 			}
@@ -87,7 +87,7 @@ func TestWriteRefuses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, ext := editTestSession(t, t.TempDir())
-			require.NoError(t, os.Mkdir(filepath.Join(s.Roots.First(), "dir"), 0o755))
+			require.NoError(t, os.Mkdir(filepath.Join(s.roots.First(), "dir"), 0o755))
 			p := strings.Replace(tc.path, "EXT", ext, 1)
 			params := tc.params
 			if params == nil {
