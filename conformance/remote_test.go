@@ -69,6 +69,12 @@ var sshExceptions = []string{
 	"TestMCP_SIGTERMIsNotAnError$",
 	"TestEditor", // SPEC §15: Neovim starts its own server; the editor tests run once, locally
 	"TestMCP_EOFHostStopsReading$",
+	// SPEC §16, §12, §6.7: the dialects, the load at initialize and shell
+	// sessions test engines on this machine; through ssh, on this same
+	// machine, they would run again unchanged. The transport's part (frames,
+	// trees killed at the far end) is what the rest of the re-run checks.
+	"TestDialect", "TestApplyPatch", "TestStrReplace", "TestInsertTakes", "TestGemini", "TestToolset",
+	"TestMCPToolset", "TestEveryDialect", "TestAnthropicBash", "TestCodexExec", "TestPrewarm", "TestSession_",
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:
