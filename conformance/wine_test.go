@@ -393,6 +393,8 @@ var wineExclusions = []wineExclusion{
 	{"TestSandbox_", whySandbox}, {"TestEscape_", whySandbox},
 	{"TestEditor", whyEditor},
 	{"TestCancel_IdSpelledWithEscapes$", whyBash}, {"TestMCP_EOFHostStopsReading$", whySignal},
+	{"TestSession_", whyBash}, {"TestAnthropicBash", whyBash}, {"TestCodexExec", whyBash}, {"TestDialectShells", whyBash},
+	{"TestGemini", whyBash}, {"TestDialectEditor", whyEditor}, {"TestPrewarm", whyIndex},
 }
 
 // TestWine_Suite re-runs this test binary — the suite — against the
