@@ -36,18 +36,7 @@ func KillCookie(cookie string) int {
 		member := tree(procs, self, func(p procStat) bool {
 			return seen[p.pid] == p.start && p.start != 0 || (!p.dead() && hasCookie(p.pid, kv))
 		})
-		live := 0
-		for _, p := range procs {
-			if !member[p.pid] {
-				continue
-			}
-			seen[p.pid] = p.start
-			if p.dead() {
-				continue
-			}
-			live++
-			killPid(p)
-		}
+		live := killMembers(procs, member, seen)
 		if first < 0 {
 			first = live
 		}

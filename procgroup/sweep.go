@@ -54,18 +54,7 @@ func sweep(shell int, cookieKV string, startTicks uint64) {
 			return p.pid == shell || p.pgrp == shell || seen[p.pid] == p.start && p.start != 0 ||
 				(p.start >= startTicks && !p.dead() && hasCookie(p.pid, cookie))
 		})
-		live := 0
-		for _, p := range procs {
-			if !member[p.pid] {
-				continue
-			}
-			seen[p.pid] = p.start
-			if p.dead() {
-				continue
-			}
-			live++
-			killPid(p)
-		}
+		live := killMembers(procs, member, seen)
 		reap(seen, shell, self)
 		if live == 0 || time.Now().After(deadline) {
 			return
@@ -144,4 +133,23 @@ func reapPids(pids []int, shell int) {
 			reapZombieChild(st, self)
 		}
 	}
+}
+
+// killMembers kills every live process of procs that member holds, records
+// each member's start time in seen (dead ones too), and returns how many it
+// killed.
+func killMembers(procs []procStat, member map[int]bool, seen map[int]uint64) int {
+	live := 0
+	for _, p := range procs {
+		if !member[p.pid] {
+			continue
+		}
+		seen[p.pid] = p.start
+		if p.dead() {
+			continue
+		}
+		live++
+		killPid(p)
+	}
+	return live
 }
