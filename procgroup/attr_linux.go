@@ -42,10 +42,11 @@ func setCgroupFD(a *syscall.SysProcAttr, fd int, on bool) {
 // the kernel may grant less.
 func setPipeSize(w *os.File) { _, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeBytes) }
 
-// guardianAttr puts the guardian in its own process group; SIGUSR1 tells it
-// that the thread that started it ended (awaitServerDeath checks the parent).
+// guardianAttr puts the guardian in its own process group; guardianDeathSig
+// tells it that the thread that started it ended (awaitServerDeath checks the
+// parent).
 func guardianAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGUSR1}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guardianDeathSig}
 }
 
 // selfExe is this binary, even when its file was replaced or removed.

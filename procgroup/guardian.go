@@ -48,6 +48,13 @@ var serverPrefix = sync.OnceValue(func() string {
 	return strconv.Itoa(pid) + "." + strconv.FormatUint(st.start, 10) + "."
 })
 
+// guardianDeathSig is the guardian's parent-death signal (Linux). Its
+// default action is to ignore it: when the server dies before a new
+// guardian's runtime has installed a handler, the signal must not kill the
+// guardian (the stdin pipe's end of file then tells it). SIGUSR1, whose
+// default action terminates, left a SIGKILLed server's commands alive.
+const guardianDeathSig = syscall.SIGWINCH
+
 // guardianRespawnPause is the first pause before a dead guardian is replaced;
 // it doubles up to a second while replacements keep dying.
 var guardianRespawnPause = 10 * time.Millisecond
@@ -136,7 +143,7 @@ func runGuardian(serverPid, prefix, base string) int {
 	}()
 	watchServer(pid, gone)
 	deathSig := make(chan os.Signal, 1)
-	signal.Notify(deathSig, syscall.SIGUSR1)
+	signal.Notify(deathSig, guardianDeathSig)
 	awaitServerDeath(pid, gone, deathSig)
 	killServerCommands(pid, prefix, base)
 	return 0

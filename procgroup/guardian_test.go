@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,4 +123,41 @@ func FuzzCookieOf(f *testing.F) {
 		}
 		require.Equal(t, string(want), string(cookieOf(env)))
 	})
+}
+
+// spawnWithGuardianAttrEnv makes the test binary a parent that starts
+// "sleep 1000" with guardianAttr, prints its pid and exits at once.
+const spawnWithGuardianAttrEnv = "PROCGROUP_TEST_SPAWN_WITH_GUARDIAN_ATTR"
+
+// TestGuardian_DeathSignalBeforeItsRuntime: the guardian's parent-death
+// signal can arrive before the guardian's runtime has installed a handler
+// (the server SIGKILLed just after it replaced a dead guardian); the signal's
+// default action then applies, and it must not kill the guardian: the stdin
+// pipe's end of file still tells it the server died. A parent that starts
+// sleep — a program that handles no signal — with the guardian's attributes
+// and exits stands for that moment. Before the fix the signal was SIGUSR1,
+// whose default action terminates, and the guardian died with its server,
+// leaving the commands alive (TestSurvivors_ServerSIGKILLed, under load).
+func TestGuardian_DeathSignalBeforeItsRuntime(t *testing.T) {
+	if os.Getenv(spawnWithGuardianAttrEnv) == "1" {
+		c := exec.Command("sleep", "1000")
+		c.SysProcAttr = guardianAttr()
+		if err := c.Start(); err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(c.Process.Pid)
+		os.Exit(0)
+	}
+	parent := exec.Command(os.Args[0], "-test.run=^TestGuardian_DeathSignalBeforeItsRuntime$")
+	parent.Env = append(os.Environ(), spawnWithGuardianAttrEnv+"=1")
+	out, err := parent.Output()
+	require.NoError(t, err)
+	var pid int
+	_, err = fmt.Sscan(string(out), &pid)
+	require.NoError(t, err, "%s", out)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	// The signal was sent as the parent exited, before its Wait returned;
+	// a default action that terminates has had a second to act.
+	time.Sleep(time.Second)
+	require.True(t, aliveProc(pid), "the process started with guardianAttr died with its parent")
 }
