@@ -87,10 +87,10 @@ func TestHostDeathHelper(t *testing.T) {
 // Checks SPEC §1, §6.6.
 func TestHostDeath_HostKilled(t *testing.T) {
 	mark := loadMark(t)
-	data := t.TempDir()
+	data, root := t.TempDir(), t.TempDir()
 	host := exec.Command(os.Args[0], "-test.run=^TestHostDeathHelper$", "-test.count=1")
 	host.Env = append(os.Environ(),
-		"TOOLRPC_HOSTDEATH_BIN="+bin, "TOOLRPC_HOSTDEATH_ROOT="+t.TempDir(),
+		"TOOLRPC_HOSTDEATH_BIN="+bin, "TOOLRPC_HOSTDEATH_ROOT="+root,
 		"TOOLRPC_HOSTDEATH_DATA="+data, "TOOLRPC_HOSTDEATH_MARK="+mark)
 	out, err := host.StdoutPipe()
 	require.NoError(t, err)
@@ -135,6 +135,16 @@ func TestHostDeath_HostKilled(t *testing.T) {
 	eventually(t, "the session's scratch dir is removed", func() (bool, string) {
 		_, err := os.Stat(filepath.Join(data, "scratch", "hostdeath"))
 		return os.IsNotExist(err), "scratch dir left behind: the server did not finish its shutdown"
+	})
+	// Through a transport the server is not the process that exited: it is
+	// gone once no process works in the workspace (podman exec runs it
+	// there at the same path), and only then may the test remove its dirs.
+	eventually(t, "the server exited", func() (bool, string) {
+		in := procsWhere(func(p proc, _ []byte) bool {
+			cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.pid))
+			return err == nil && cwd == root
+		})
+		return len(in) == 0, fmt.Sprint("processes in the workspace: ", in)
 	})
 }
 
