@@ -665,7 +665,8 @@ func BenchmarkBashCancelTree50(b *testing.B) {
 
 // TestBash_StreamThrottledPastFullBytes checks that past 1 MiB a stream is
 // sampled, not dropped silently: every byte is either in a bashChunk or counted
-// in skippedBytes, and the first 1 MiB arrives in full.
+// in skippedBytes, and the first 1 MiB arrives in full (a throttled chunk
+// past it that found nothing to skip continues it).
 //
 // Checks SPEC §6.4.
 func TestBash_StreamThrottledPastFullBytes(t *testing.T) {
@@ -688,7 +689,11 @@ func TestBash_StreamThrottledPastFullBytes(t *testing.T) {
 	}
 	require.Equal(t, int64(len(full)), sent+skipped)
 	require.Greater(t, skipped, int64(0))
-	require.Equal(t, full[:1<<20], head.String())
+	// The chunks before the first skip are the output from its start: at
+	// least the first 1 MiB, and more when a throttled chunk past it found
+	// nothing to skip yet (a slow writer, a loaded machine).
+	require.GreaterOrEqual(t, head.Len(), 1<<20)
+	require.True(t, head.String() == full[:head.Len()], "the chunks before the first skip are the output's first %d bytes", head.Len())
 	require.True(t, strings.HasSuffix(full, cs[len(cs)-1].Data), "the last bashChunk carries the latest output")
 	require.Equal(t, len(cs), res.StdoutInfo.Chunks)
 }
