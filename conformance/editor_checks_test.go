@@ -14,14 +14,14 @@ import (
 // The checks the Neovim and the Emacs tests of SPEC §15 share: each editor
 // scenario logs its replies under the same keys.
 
-// docsBlock returns the first block of docs/editors.md in lang (lua: the
-// Neovim snippet; elisp: eglot's), as it stands.
-func docsBlock(t *testing.T, lang string) string {
+// docsBlock returns the n-th (from 0) block of docs/editors.md in lang, as
+// it stands: lua 0 is Neovim's, elisp 0 eglot's, elisp 1 lsp-mode's.
+func docsBlock(t *testing.T, lang string, n int) string {
 	b, err := os.ReadFile(filepath.Join("..", "docs", "editors.md"))
 	require.NoError(t, err)
-	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindSubmatch(b)
-	require.NotNil(t, m, "docs/editors.md has no %s block", lang)
-	return string(m[1])
+	m := regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllSubmatch(b, -1)
+	require.Greater(t, len(m), n, "docs/editors.md has no %s block %d", lang, n)
+	return string(m[n][1])
 }
 
 // runEditor runs an editor's scenario command and returns what the

@@ -55,7 +55,7 @@ func runNvim(t *testing.T, root string, initOptions map[string]any, scenario str
 	require.NoError(t, err, "Neovim is installed by .ci/install (apt neovim)")
 	dir := t.TempDir()
 	trLua := filepath.Join(dir, "toolrpc.lua")
-	require.NoError(t, os.WriteFile(trLua, []byte(docsBlock(t, "lua")), 0o644))
+	require.NoError(t, os.WriteFile(trLua, []byte(docsBlock(t, "lua", 0)), 0o644))
 	script := filepath.Join(dir, "scenario.lua")
 	require.NoError(t, os.WriteFile(script, []byte(nvimPrelude+scenario+"\ndone()\n"), 0o644))
 	if initOptions == nil {
