@@ -55,7 +55,7 @@ import (
 //     the image has; and TestContainer_ProcessesOverPodman runs every SPEC
 //     §13 test and TestTxtar in the tools image, which has those programs.
 var podmanExceptions = []string{
-	"TestEditor", // SPEC §15: Neovim starts its own server; the editor tests run once, locally
+	"TestEditor", // SPEC §15: Neovim and Emacs start their own server; the editor tests run once, locally
 	"TestRemote_",
 	"TestContainer_",
 	"TestWine_",

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,15 +46,6 @@ local function done()
 end
 `
 
-// nvimSnippet returns the first lua block of docs/editors.md.
-func nvimSnippet(t *testing.T) string {
-	b, err := os.ReadFile(filepath.Join("..", "docs", "editors.md"))
-	require.NoError(t, err)
-	m := regexp.MustCompile("(?s)```lua\n(.*?)```").FindSubmatch(b)
-	require.NotNil(t, m, "docs/editors.md has no lua block")
-	return string(m[1])
-}
-
 // runNvim runs scenario in a headless Neovim on root (files already
 // there) and returns what it logged. initOptions are the server's
 // initializationOptions (dataDir is added).
@@ -65,7 +55,7 @@ func runNvim(t *testing.T, root string, initOptions map[string]any, scenario str
 	require.NoError(t, err, "Neovim is installed by .ci/install (apt neovim)")
 	dir := t.TempDir()
 	trLua := filepath.Join(dir, "toolrpc.lua")
-	require.NoError(t, os.WriteFile(trLua, []byte(nvimSnippet(t)), 0o644))
+	require.NoError(t, os.WriteFile(trLua, []byte(docsBlock(t, "lua", 0)), 0o644))
 	script := filepath.Join(dir, "scenario.lua")
 	require.NoError(t, os.WriteFile(script, []byte(nvimPrelude+scenario+"\ndone()\n"), 0o644))
 	if initOptions == nil {
@@ -80,13 +70,7 @@ func runNvim(t *testing.T, root string, initOptions map[string]any, scenario str
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", script)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "TR_LUA="+trLua, "ROOT="+root, "TOOLRPC_BIN="+bin, "INIT_OPTIONS="+string(opts), "OUT="+outFile)
-	output, err := cmd.CombinedOutput()
-	require.NoError(t, err, "nvim: %s", output)
-	b, err := os.ReadFile(outFile)
-	require.NoError(t, err, "the scenario did not finish: %s", output)
-	var got map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(b, &got), "%s", b)
-	return got
+	return runEditor(t, cmd, outFile)
 }
 
 // nvimReply is a request_sync reply as the scenario logs it.
@@ -169,42 +153,7 @@ log('read', call(c, 'tools/read', {path = 'a.txt'}))
 log('bash', call(c, 'tools/bash', {command = 'cat a.txt'}))
 log('changed', vim.fn.changenr())
 `)
-	grep := nvimResult[struct {
-		Matches []struct {
-			Path string `json:"path"`
-			Line int    `json:"line"`
-			Text string `json:"text"`
-		} `json:"matches"`
-	}](t, got, "grep")
-	require.Len(t, grep.Matches, 1)
-	require.Equal(t, "a.txt", grep.Matches[0].Path)
-	require.Equal(t, 2, grep.Matches[0].Line)
-	require.Equal(t, "typed by the user", grep.Matches[0].Text)
-	count := nvimResult[struct {
-		Counts []struct {
-			Count int `json:"count"`
-		} `json:"counts"`
-	}](t, got, "count")
-	require.Len(t, count.Counts, 1, "count agrees with content")
-	require.Equal(t, 1, count.Counts[0].Count)
-	stale := nvimResult[struct {
-		Files []string `json:"files"`
-	}](t, got, "stale")
-	require.Empty(t, stale.Files, "the disk's 'beta' is gone from the buffer")
-
-	read := nvimResult[editorRead](t, got, "read")
-	require.Equal(t, "editor", read.Source)
-	require.True(t, read.Unsaved)
-	require.NotNil(t, read.Version)
-	require.Contains(t, read.Content, "2:typed by the user\n")
-	require.Equal(t, "alpha\nbeta\ngamma\n", readFile(t, filepath.Join(root, "a.txt")), "nothing was saved")
-
-	bash := nvimResult[struct {
-		Stdout string `json:"stdout"`
-		Notice string `json:"notice"`
-	}](t, got, "bash")
-	require.Equal(t, "alpha\nbeta\ngamma\n", bash.Stdout)
-	require.Equal(t, "Commands see the files on disk, not the 1 unsaved editor buffer: a.txt.", bash.Notice)
+	checkUnsavedSeen(t, got, root, "typed by the user")
 }
 
 // TestEditorEditInBufferUndoable checks SPEC §15 (edits): tools/edit of an
@@ -227,26 +176,10 @@ vim.cmd('undo')
 log('undone', lines(buf))
 log('readUndone', call(c, 'tools/read', {path = 'a.txt'}))
 `)
-	read := nvimResult[editorRead](t, got, "read")
-	require.Empty(t, read.Source, "a buffer equal to its file: the disk is read")
-	edit := nvimResult[struct {
-		Tag     string `json:"tag"`
-		Content string `json:"content"`
-		Notice  string `json:"notice"`
-	}](t, got, "edit")
-	require.Contains(t, edit.Content, "2:BETA by the agent\n")
-	require.Contains(t, edit.Notice, "editor's open buffer")
+	checkEditUndone(t, got, root, "alpha\nbeta\ngamma\n", "BETA by the agent")
 	require.Equal(t, []string{"alpha", "BETA by the agent", "gamma"}, nvimGet[[]string](t, got, "buffer"))
 	require.True(t, nvimGet[bool](t, got, "modified"))
-	require.Equal(t, "alpha\nbeta\ngamma\n", readFile(t, filepath.Join(root, "a.txt")), "the disk is not touched")
-	edited := nvimResult[editorRead](t, got, "readEdited")
-	require.Equal(t, edit.Tag, edited.Tag, "the edit's tag is the buffer's")
-	require.True(t, edited.Unsaved)
-
 	require.Equal(t, []string{"alpha", "beta", "gamma"}, nvimGet[[]string](t, got, "undone"))
-	undone := nvimResult[editorRead](t, got, "readUndone")
-	require.Empty(t, undone.Source, "after the undo the buffer equals the disk again")
-	require.Equal(t, read.Tag, undone.Tag)
 }
 
 // TestEditorTypedBetweenReadAndEdit checks SPEC §15 (edits): text the user

@@ -68,7 +68,7 @@ var sshExceptions = []string{
 	"TestEnding_HostStopsReading$",
 	"TestHostDeath_ProcessIDDiesPipesOpen$",
 	"TestMCP_SIGTERMIsNotAnError$",
-	"TestEditor", // SPEC §15: Neovim starts its own server; the editor tests run once, locally
+	"TestEditor", // SPEC §15: Neovim and Emacs start their own server; the editor tests run once, locally
 	"TestMCP_EOFHostStopsReading$",
 	// SPEC §16, §12, §6.7: the dialects, the load at initialize and shell
 	// sessions test engines on this machine; through ssh, on this same

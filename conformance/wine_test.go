@@ -366,7 +366,7 @@ const (
 	whyNodeClient = "drives the server from a Node or npm client whose checks run bash commands"
 	whyBudget     = "creates and globs 200,000 files: minutes under Wine's directory listing, past the Windows mode's 6-minute CI budget"
 	whySandbox    = "checks SPEC §14 with bash commands, setpriv and a Unix home; Windows has no sandbox (auto is off, docs/sandbox.md), which TestPlatforms checks"
-	whyEditor     = "SPEC §15 tests send the host's Unix file: URIs and drive a Linux Neovim; mapping them for a Windows server is not built"
+	whyEditor     = "SPEC §15 tests send the host's Unix file: URIs and drive a Linux Neovim and Emacs; mapping them for a Windows server is not built"
 )
 
 var wineExclusions = []wineExclusion{
