@@ -239,12 +239,32 @@ func TestClose_HangOnShutdownKilled(t *testing.T) {
 	defer client.ShortenWaits(300 * time.Millisecond)()
 	c, cmd, _ := start(t, nil)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
+	waitStopped(t, cmd.Process.Pid)
 	err := c.Close()
 	require.ErrorContains(t, err, "shutdown: no reply")
 	require.ErrorContains(t, err, "killed")
 	st := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	require.True(t, st.Signaled())
 	require.Equal(t, syscall.SIGKILL, st.Signal())
+}
+
+// waitStopped returns once pid is stopped: a signal is delivered after kill
+// returns, and a server not stopped yet could still answer shutdown (seen
+// on a loaded machine). Where there is no /proc it waits a moment instead.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for range 5000 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+			return
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d never stopped", pid)
 }
 
 // TestNew_Attached drives a server over pipes the caller owns (here a
