@@ -37,7 +37,7 @@ type editorInit struct {
 		} `json:"workspace"`
 	} `json:"capabilities"`
 	InitializationOptions struct {
-		// Edits is "editor" (default) or "disk".
+		// Edits is "open" (the default, also ""), "editor" or "disk".
 		Edits string `json:"edits"`
 		// Review asks the editor to confirm each edit (needsConfirmation).
 		Review bool `json:"review"`
@@ -45,7 +45,8 @@ type editorInit struct {
 }
 
 // startDocuments gives an LSP session its document store, and its editor when
-// the client can apply versioned edits and the host did not choose disk. It
+// the client can apply versioned edits and the host did not choose disk
+// (and, with edits "editor", edits of every file through it). It
 // returns the capabilities to advertise.
 func startDocuments(ctx context.Context, s *Session) (*wire.TextDocumentSync, string, error) {
 	peer := rpc.PeerFrom(ctx)
@@ -56,10 +57,11 @@ func startDocuments(ctx context.Context, s *Session) (*wire.TextDocumentSync, st
 	if raw := rpc.InitializeParams(ctx); raw != nil {
 		_ = json.Unmarshal(raw, &in) // members of the wrong type are left out, as initialize's decoder did
 	}
-	switch in.InitializationOptions.Edits {
-	case "", "editor", "disk":
+	mode := in.InitializationOptions.Edits
+	switch mode {
+	case "", editsOpen, editsEditor, editsDisk:
 	default:
-		return nil, "", rpc.Errorf(rpc.InvalidArgument, "initializationOptions.edits %q is not \"editor\" or \"disk\"", in.InitializationOptions.Edits)
+		return nil, "", rpc.Errorf(rpc.InvalidArgument, "initializationOptions.edits %q is not %q, %q or %q", mode, editsOpen, editsEditor, editsDisk)
 	}
 	enc := documents.Negotiate(in.Capabilities.General.PositionEncodings)
 	s.docs = documents.NewStore(enc, func(p string) (string, bool) {
@@ -67,11 +69,18 @@ func startDocuments(ctx context.Context, s *Session) (*wire.TextDocumentSync, st
 		return rp.Abs, err == nil
 	}, s.Logf)
 	ws := in.Capabilities.Workspace
-	if ws.ApplyEdit && ws.WorkspaceEdit.DocumentChanges && in.InitializationOptions.Edits != "disk" {
+	capable := ws.ApplyEdit && ws.WorkspaceEdit.DocumentChanges
+	if capable && mode != editsDisk {
 		s.editor = editor.New(s.docs, peer, editor.Options{
 			Annotations: ws.WorkspaceEdit.ChangeAnnotationSupport != nil,
 			Confirm:     in.InitializationOptions.Review,
 		})
+	}
+	if mode == editsEditor {
+		s.editAll.on = capable
+		if !capable {
+			s.editAll.notice = fallbackNotice
+		}
 	}
 	return &wire.TextDocumentSync{OpenClose: true, Change: 2, Save: true}, enc.String(), nil
 }

@@ -76,9 +76,15 @@ func editCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 	if err := refuseUnsaved(s, "edit", rp); err != nil {
 		return nil, err
 	}
+	if inEditor(s, rp) == nil {
+		if old, exists, ok := viaEditor(s, rp); ok && exists {
+			return editFileInEditor(ctx, s, call, rp, old, p.Tag, hunks)
+		}
+	}
 	res, err := lineedit.Edit(ctx, rp.Abs, rp.Display, p.Tag, hunks, s.sources)
 	if err != nil {
 		return nil, refusal(err)
 	}
+	res.Notice = joinNotice(res.Notice, s.editAll.takeNotice())
 	return res, nil
 }

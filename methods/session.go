@@ -107,6 +107,9 @@ type Session struct {
 	// editor sends edits of open documents to the editor; nil when they go
 	// to disk (no client support, edits: "disk", the MCP face).
 	editor *editor.Editor
+	// editAll: edits "editor" sends edits of files the editor does not
+	// hold through it too (SPEC §15).
+	editAll editAll
 
 	sandboxMu sync.Mutex
 	sandbox   *sandbox.Resolved // replaced whole by SetSandbox

@@ -65,6 +65,11 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		// Creating the parents would recreate a root the user deleted.
 		return nil, rpc.Errorf(rpc.NotFound, "write %s: the root %s no longer exists; not recreating it", rp.Display, rp.RootDir)
 	}
+	if p.Encoding == "" && inEditor(s, rp) == nil {
+		if old, exists, ok := viaEditor(s, rp); ok {
+			return writeFileInEditor(ctx, s, call, rp, old, exists, *p.Content)
+		}
+	}
 	if scratch {
 		// The session dir must exist with its lock held, or another
 		// server's start-up sweep could remove what is written here.
@@ -77,5 +82,6 @@ func writeCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, refusal(err)
 	}
 	res.Root = wire.Root(rp.Root)
+	res.Notice = joinNotice(res.Notice, s.editAll.takeNotice())
 	return res, nil
 }

@@ -77,8 +77,49 @@ type applyResult struct {
 // buffer holds want. label names the edit to the user. name names the file
 // in messages.
 func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label, name string) error {
-	params := e.params(d, want, label)
-	w := e.docs.Watch(d.Abs, want)
+	return e.send(ctx, d.Abs, e.params(d, want, label), want, name, func(reason, what string) error {
+		return e.failed(d, name, reason, what)
+	}, "")
+}
+
+// File is a file the editor does not hold, to be edited through it (SPEC
+// §15, edits "editor"): the editor opens it, or creates it, and applies the
+// edit in its buffer.
+type File struct {
+	// URI is the file: URI of the file; Abs its absolute path, as the
+	// documents' Resolver gives it.
+	URI, Abs string
+	// Old is the text the edit was made against: the file's on disk
+	// (UTF-8), or nothing for a new file.
+	Old []byte
+	// Create: the file does not exist; the editor is sent a CreateFile
+	// first.
+	Create bool
+}
+
+// ApplyFile replaces the text of f by want through the editor, and returns
+// once the editor has replied and has opened the document to the server
+// (didOpen, and didChanges) holding exactly want. An editor that applies the
+// edit but never shows the server the document is NotApplied after
+// limits.EditorApplyTimeout: the server cannot see the buffer, and says so.
+func (e *Editor) ApplyFile(ctx context.Context, f File, want []byte, label, name string) error {
+	unseen := fmt.Sprintf("; if the editor did apply it, the edit is in a buffer the server cannot see (the editor did not open %s to it): "+
+		"ask the user to check the buffer before editing the file again", name)
+	return e.send(ctx, f.Abs, e.fileParams(f, want, label), want, name, func(reason, what string) error {
+		because := ""
+		if reason != "" {
+			because = fmt.Sprintf(" (%s)", reason)
+		}
+		return &Error{Failure: NotApplied, Reason: reason, Msg: fmt.Sprintf("edit %s: %s%s; the file on disk is unchanged", name, what, because)}
+	}, unseen)
+}
+
+// send sends params (an edit of the file abs to want) and waits for the
+// editor's reply and the document holding want. failed makes the error of
+// an edit that did not land; unseen is added to a timeout's message after
+// an applied: true.
+func (e *Editor) send(ctx context.Context, abs string, params applyParams, want []byte, name string, failed func(reason, what string) error, unseen string) error {
+	w := e.docs.Watch(abs, want)
 	defer w.Stop()
 	wait, cancel := context.WithTimeout(ctx, applyTimeout)
 	defer cancel()
@@ -114,7 +155,10 @@ func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("edit %s: cancelled; the editor may still apply it: %w", name, err)
 			}
-			return e.failed(d, name, "", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout))
+			if got != nil && res.Applied {
+				return failed("", fmt.Sprintf("the editor answered applied: true, but did not bring the document to the edited text within %v%s", applyTimeout, unseen))
+			}
+			return failed("", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout))
 		}
 	}
 	switch {
@@ -122,9 +166,9 @@ func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label
 		if errors.Is(got.err, context.Canceled) && ctx.Err() != nil {
 			return fmt.Errorf("edit %s: cancelled: %w", name, ctx.Err())
 		}
-		return e.failed(d, name, got.err.Error(), "the editor answered with an error")
+		return failed(got.err.Error(), "the editor answered with an error")
 	case !res.Applied:
-		return e.failed(d, name, res.FailureReason, "the editor refused the edit")
+		return failed(res.FailureReason, "the editor refused the edit")
 	case closed && !matched:
 		return &Error{Failure: NotApplied, Msg: fmt.Sprintf("edit %s: the editor closed the document before the edit reached it; nothing was edited there", name)}
 	}
