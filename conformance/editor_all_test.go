@@ -147,3 +147,24 @@ func TestEditorAllWithoutApplyEditFallsBack(t *testing.T) {
 	require.Equal(t, "two\n", readFile(t, filepath.Join(s.Root, "a.txt")))
 }
 
+// TestEditorEditsOpenIsTheDefault checks SPEC §15: edits "open" is the
+// default's name — accepted at initialize; files the editor does not hold
+// are written to disk, with no notice — and any other value is
+// INVALID_ARGUMENT naming the three.
+func TestEditorEditsOpenIsTheDefault(t *testing.T) {
+	s := start(t, withInitParams(func(p map[string]any) {
+		p["initializationOptions"].(map[string]any)["edits"] = "open"
+	}))
+	w := decode[struct {
+		Notice string `json:"notice"`
+	}](t, s.call(t, "tools/write", map[string]any{"path": "a.txt", "content": "one\n"}))
+	require.Empty(t, w.Notice)
+	require.Equal(t, "one\n", readFile(t, filepath.Join(s.Root, "a.txt")))
+
+	bad := start(t, withoutInitialize())
+	_, e := bad.request(t, "initialize", map[string]any{"rootUri": "file://" + bad.Root, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"dataDir": bad.DataDir, "edits": "all"}})
+	require.NotNil(t, e)
+	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
+	require.Equal(t, `initializationOptions.edits "all" is not "open", "editor" or "disk"`, e.Message)
+}

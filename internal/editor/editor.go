@@ -156,7 +156,7 @@ func (e *Editor) send(ctx context.Context, abs string, params applyParams, want 
 				return fmt.Errorf("edit %s: cancelled; the editor may still apply it: %w", name, err)
 			}
 			if got != nil && res.Applied {
-				return failed("", fmt.Sprintf("the editor answered applied: true, but did not bring the document to the edited text within %v%s", applyTimeout, unseen))
+				return failed("", fmt.Sprintf("the editor answered applied: true, but did not bring the buffer to the edited text within %v%s", applyTimeout, unseen))
 			}
 			return failed("", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout))
 		}
