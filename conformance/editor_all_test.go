@@ -18,6 +18,7 @@ const nvimAttachAll = `
 tr.attach_all({root = vim.env.ROOT, cmd = {vim.env.TOOLRPC_BIN}, init_options = vim.fn.json_decode(vim.env.INIT_OPTIONS)})
 local buf, c = open('open.txt')
 local function bufOf(name) return vim.fn.bufnr(vim.env.ROOT .. '/' .. name) end
+local function linesOf(name) local b = bufOf(name); if b == -1 then return 'no buffer' end; return lines(b) end
 local function onDisk(name) return vim.loop.fs_stat(vim.env.ROOT .. '/' .. name) ~= nil end
 `
 
@@ -108,7 +109,7 @@ log('deniedBuf', bufOf('.env'))
 log('deniedNewBuf', bufOf('secrets/new.txt'))
 local r = call(c, 'tools/read', {path = 'a.txt'})
 log('edit', call(c, 'tools/edit', {path = 'a.txt', tag = r.result.tag, ops = {{op = 'replace', start = 1, lines = {'A'}}}}))
-log('editBuf', lines(bufOf('a.txt')))
+log('editBuf', linesOf('a.txt'))
 `)
 	kind, _ := nvimErrKind(t, got, "stale")
 	require.Equal(t, "STALE_TAG", kind)
@@ -167,4 +168,36 @@ func TestEditorEditsOpenIsTheDefault(t *testing.T) {
 	require.NotNil(t, e)
 	require.Equal(t, "INVALID_ARGUMENT", e.Kind)
 	require.Equal(t, `initializationOptions.edits "all" is not "open", "editor" or "disk"`, e.Message)
+}
+
+// TestEditorAllDialectEdits checks SPEC §15 (edits "editor") under SPEC
+// §16's dialects: str_replace of a file Neovim has not loaded, and a
+// one-file apply_patch adding a file, land in Neovim's buffers, not on
+// disk; a patch of two files stays all or nothing on disk.
+func TestEditorAllDialectEdits(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"open.txt": "x\n", "b.txt": "other\n", "d.txt": "d\n", "e.txt": "e\n"})
+	got := runNvim(t, root, map[string]any{"edits": "editor"}, nvimAttachAll+`
+log('replace', call(c, 'anthropic/str_replace_based_edit_tool', {command = 'str_replace', path = 'b.txt', old_str = 'other', new_str = 'OTHER'}))
+log('add', call(c, 'openai/apply_patch', {input = '*** Begin Patch\n*** Add File: c.txt\n+new\n*** End Patch'}))
+log('two', call(c, 'openai/apply_patch', {input = '*** Begin Patch\n*** Update File: d.txt\n@@\n-d\n+D\n*** Update File: e.txt\n@@\n-e\n+E\n*** End Patch'}))
+log('b', linesOf('b.txt'))
+log('c', linesOf('c.txt'))
+log('cOnDisk', onDisk('c.txt'))
+log('dBuf', bufOf('d.txt'))
+`)
+	r := nvimResult[toolResult](t, got, "replace")
+	require.False(t, r.IsError, r.Content)
+	require.Contains(t, r.Content, "Note: Applied in the editor's open buffer")
+	require.Equal(t, []string{"OTHER"}, nvimGet[[]string](t, got, "b"))
+	require.Equal(t, "other\n", readFile(t, filepath.Join(root, "b.txt")), "the disk is not touched")
+	add := nvimResult[applyPatchReply](t, got, "add")
+	require.Equal(t, "completed", add.Status, add.Output)
+	require.Equal(t, []string{"new"}, nvimGet[[]string](t, got, "c"))
+	require.False(t, nvimGet[bool](t, got, "cOnDisk"))
+	two := nvimResult[applyPatchReply](t, got, "two")
+	require.Equal(t, "completed", two.Status, two.Output)
+	require.Equal(t, "D\n", readFile(t, filepath.Join(root, "d.txt")))
+	require.Equal(t, "E\n", readFile(t, filepath.Join(root, "e.txt")))
+	require.Equal(t, -1, nvimGet[int](t, got, "dBuf"), "a patch of two files is not sent to Neovim")
 }

@@ -185,15 +185,21 @@ func editorCreate(ctx context.Context, s *Session, p wire.TextEditorParams) Dial
 		return toolFailed(err)
 	}
 	defer s.locks.Lock(rp.Abs)()
+	var f *dialectDoc // the edit through the editor; nil: the disk
 	if d := inEditor(s, rp); d != nil {
-		f := &dialectDoc{rp: rp, buf: d}
+		f = &dialectDoc{rp: rp, buf: d}
+	} else if err := refuseUnsaved(s, "create", rp); err != nil {
+		return toolFailed(err)
+	} else if editAllOn(s, rp) {
+		if doc, exists, err := readDoc(rp, "create"); routesToEditor(rp, doc, exists, err) {
+			f = &dialectDoc{rp: rp, doc: doc, via: true}
+		}
+	}
+	if f != nil {
 		if _, err := f.commit(ctx, s, editorMethodName, *p.FileText); err != nil {
 			return toolFailed(err)
 		}
 		return toolReply{Content: "File created successfully at: " + p.Path + bufferNote(true)}
-	}
-	if err := refuseUnsaved(s, "create", rp); err != nil {
-		return toolFailed(err)
 	}
 	if _, err := lineedit.Write(ctx, rp.Abs, rp.Display, *p.FileText, rp.Root == roots.Scratch, s.sources); err != nil {
 		return toolFailed(err)

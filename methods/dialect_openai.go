@@ -108,19 +108,26 @@ func runPatch(ctx context.Context, s *Session, pt *patch.Patch) (string, error) 
 	res, err := pt.Apply(func(name string) (string, bool, error) {
 		f := files[name]
 		d, err := readEditDoc(s, f.rp, "apply_patch")
-		if err != nil || !d.exists() {
+		if err != nil {
 			return "", false, err
 		}
 		f.doc = d
-		return d.Text, true, nil
+		return d.Text, d.exists(), nil
 	})
 	if err != nil {
 		return "", err
 	}
+	if len(res.Changes) > 1 || (len(res.Changes) == 1 && res.Changes[0].Removed) {
+		for _, f := range files { // a patch of several files is all or nothing on disk
+			if f.doc != nil {
+				f.doc.via = false
+			}
+		}
+	}
 	// A patch that changes a document open in the editor changes only it:
 	// an editor and a disk, or two buffers, cannot commit all or nothing.
 	for _, c := range res.Changes {
-		if f := files[c.Path]; f.doc != nil && f.doc.buf != nil && (len(res.Changes) > 1 || c.Removed) {
+		if f := files[c.Path]; f.doc != nil && f.doc.toEditor() && (len(res.Changes) > 1 || c.Removed) {
 			return "", rpc.Errorf(rpc.InvalidArgument, "apply_patch: %s is open in the editor, so its edit goes to the editor's buffer, "+
 				"and a patch that changes an open document must change only it, not delete or move it (the editor and the disk cannot "+
 				"commit all or nothing): nothing was changed. Send one patch per open file", f.rp.Display)
@@ -130,13 +137,13 @@ func runPatch(ctx context.Context, s *Session, pt *patch.Patch) (string, error) 
 	for _, c := range res.Changes {
 		f := files[c.Path]
 		switch {
-		case f.doc != nil && f.doc.buf != nil:
+		case f.doc != nil && f.doc.toEditor():
 			inBuffer, err := f.doc.commit(ctx, s, applyPatchName, c.Text)
 			if err != nil {
 				return "", err
 			}
 			return patchSummary(pt, res) + strings.TrimPrefix(bufferNote(inBuffer), "\n") + "\n", nil
-		case c.Removed && f.doc != nil:
+		case c.Removed && f.doc != nil && f.doc.doc != nil:
 			plan.Remove(f.doc.doc)
 		case c.Removed:
 		default:

@@ -58,22 +58,35 @@ func (a *editAll) takeNotice() string {
 // so does anything the scratch root holds; the disk path then refuses what
 // it refuses.
 func viaEditor(s *Session, rp roots.Path) (old []byte, exists, ok bool) {
-	if !s.editAll.on || s.editor == nil || rp.Root == roots.Scratch {
+	if !editAllOn(s, rp) {
 		return nil, false, false
 	}
 	doc, exists, err := readDoc(rp, "edit")
-	switch {
-	case err != nil:
+	if !routesToEditor(rp, doc, exists, err) {
 		return nil, false, false
-	case !exists:
-		if _, err := os.Lstat(rp.Abs); !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, false // a dangling link, a file it may not stat: the disk path says why
-		}
+	}
+	if !exists {
 		return nil, false, true
-	case doc.Encoding() != "":
-		return nil, false, false // positions in the editor's decoded text are not the file's bytes
 	}
 	return []byte(doc.Text), true, true
+}
+
+// editAllOn reports whether edits "editor" is in force for rp.
+func editAllOn(s *Session, rp roots.Path) bool {
+	return s.editAll.on && s.editor != nil && rp.Root != roots.Scratch
+}
+
+// routesToEditor reports whether the file rp, read as doc (exists, err),
+// can be edited through the editor: plain UTF-8 text, or no file.
+func routesToEditor(rp roots.Path, doc *lineedit.Doc, exists bool, err error) bool {
+	switch {
+	case err != nil:
+		return false
+	case !exists:
+		_, err := os.Lstat(rp.Abs)
+		return errors.Is(err, fs.ErrNotExist) // not a dangling link, nor a file it may not stat: the disk path says why
+	}
+	return doc.Encoding() == "" // positions in the editor's decoded text are not the file's bytes
 }
 
 // editFileInEditor is tools/edit of a file the editor does not hold, with
