@@ -77,9 +77,9 @@ type applyResult struct {
 // buffer holds want. label names the edit to the user. name names the file
 // in messages.
 func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label, name string) error {
-	return e.send(ctx, d.Abs, e.params(d, want, label), want, name, func(reason, what string) error {
+	return e.send(ctx, d.Abs, e.params(d, want, label), want, name, func(reason, what string, _ bool) error {
 		return e.failed(d, name, reason, what)
-	}, "")
+	})
 }
 
 // File is a file the editor does not hold, to be edited through it (SPEC
@@ -102,23 +102,32 @@ type File struct {
 // (didOpen, and didChanges) holding exactly want. An editor that applies the
 // edit but never shows the server the document is NotApplied after
 // limits.EditorApplyTimeout: the server cannot see the buffer, and says so.
+// One that shows it with another text (the file changed on disk before the
+// editor loaded it, or the user typed) is Stale, with that text's tag.
 func (e *Editor) ApplyFile(ctx context.Context, f File, want []byte, label, name string) error {
-	unseen := fmt.Sprintf("; if the editor did apply it, the edit is in a buffer the server cannot see (the editor did not open %s to it): "+
-		"ask the user to check the buffer before editing the file again", name)
-	return e.send(ctx, f.Abs, e.fileParams(f, want, label), want, name, func(reason, what string) error {
+	return e.send(ctx, f.Abs, e.fileParams(f, want, label), want, name, func(reason, what string, applied bool) error {
 		because := ""
 		if reason != "" {
 			because = fmt.Sprintf(" (%s)", reason)
 		}
+		if cur := e.docs.Get(f.Abs); cur != nil {
+			return &Error{Failure: Stale, Tag: cur.Tag(), Reason: reason,
+				Msg: fmt.Sprintf("edit %s: %s%s; the editor holds the file with another text than the one the edit was made against "+
+					"(it changed on disk before the editor loaded it, or the user typed): check its buffer; its tag is now %s: Read it again",
+					name, what, because, cur.Tag())}
+		}
+		if applied {
+			what += fmt.Sprintf("; if the editor did apply it, the edit is in a buffer the server cannot see (the editor did not open %s to it): "+
+				"ask the user to check the buffer before editing the file again", name)
+		}
 		return &Error{Failure: NotApplied, Reason: reason, Msg: fmt.Sprintf("edit %s: %s%s; the file on disk is unchanged", name, what, because)}
-	}, unseen)
+	})
 }
 
 // send sends params (an edit of the file abs to want) and waits for the
 // editor's reply and the document holding want. failed makes the error of
-// an edit that did not land; unseen is added to a timeout's message after
-// an applied: true.
-func (e *Editor) send(ctx context.Context, abs string, params applyParams, want []byte, name string, failed func(reason, what string) error, unseen string) error {
+// an edit that did not land; applied: the editor answered applied: true.
+func (e *Editor) send(ctx context.Context, abs string, params applyParams, want []byte, name string, failed func(reason, what string, applied bool) error) error {
 	w := e.docs.Watch(abs, want)
 	defer w.Stop()
 	wait, cancel := context.WithTimeout(ctx, applyTimeout)
@@ -156,9 +165,9 @@ func (e *Editor) send(ctx context.Context, abs string, params applyParams, want 
 				return fmt.Errorf("edit %s: cancelled; the editor may still apply it: %w", name, err)
 			}
 			if got != nil && res.Applied {
-				return failed("", fmt.Sprintf("the editor answered applied: true, but did not bring the buffer to the edited text within %v%s", applyTimeout, unseen))
+				return failed("", fmt.Sprintf("the editor answered applied: true, but did not bring the buffer to the edited text within %v", applyTimeout), true)
 			}
-			return failed("", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout))
+			return failed("", fmt.Sprintf("the editor did not bring the buffer to the edited text within %v", applyTimeout), false)
 		}
 	}
 	switch {
@@ -166,9 +175,9 @@ func (e *Editor) send(ctx context.Context, abs string, params applyParams, want 
 		if errors.Is(got.err, context.Canceled) && ctx.Err() != nil {
 			return fmt.Errorf("edit %s: cancelled: %w", name, ctx.Err())
 		}
-		return failed(got.err.Error(), "the editor answered with an error")
+		return failed(got.err.Error(), "the editor answered with an error", false)
 	case !res.Applied:
-		return failed(res.FailureReason, "the editor refused the edit")
+		return failed(res.FailureReason, "the editor refused the edit", false)
 	case closed && !matched:
 		return &Error{Failure: NotApplied, Msg: fmt.Sprintf("edit %s: the editor closed the document before the edit reached it; nothing was edited there", name)}
 	}

@@ -175,7 +175,8 @@ func TestApplyFileUnseenIsNotApplied(t *testing.T) {
 
 // TestApplyFileProvenByDidOpen checks SPEC §15 (edits "editor"): the
 // editor's didOpen of the file carrying exactly the edited text is the
-// proof; one carrying another text is not.
+// proof; one carrying another text is not, and is STALE_TAG with that
+// text's tag.
 func TestApplyFileProvenByDidOpen(t *testing.T) {
 	shortTimeout(t)
 	for _, tc := range []struct {
@@ -191,6 +192,9 @@ func TestApplyFileProvenByDidOpen(t *testing.T) {
 			File{URI: uri, Abs: abs, Old: []byte("one\n")}, []byte("two\n"), "l", "a.txt")
 		if (err == nil) != tc.ok {
 			t.Fatalf("opened with %q: err = %v, want ok %v", tc.opened, err, tc.ok)
+		}
+		if e, ok := err.(*Error); !tc.ok && (!ok || e.Failure != Stale || e.Tag != s.Get(abs).Tag()) {
+			t.Fatalf("opened with %q: err = %v, want Stale with the buffer's tag", tc.opened, err)
 		}
 	}
 }
