@@ -193,3 +193,32 @@ log('dBuf', bufOf('d.txt'))
 	require.Equal(t, "E\n", readFile(t, filepath.Join(root, "e.txt")))
 	require.Equal(t, -1, nvimGet[int](t, got, "dBuf"), "a patch of two files is not sent to Neovim")
 }
+
+// TestEditorAllWriteKeepsLineEndings checks SPEC §15 (edits "editor") with
+// §8's line endings: a Read-shaped tools/write of a CRLF file Neovim has not
+// loaded keeps its CRLF endings in the buffer, and a write of an empty file
+// replaces it whole; neither touches the disk.
+func TestEditorAllWriteKeepsLineEndings(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"open.txt": "x\n", "crlf.txt": "one\r\ntwo\r\n", "empty.txt": ""})
+	got := runNvim(t, root, map[string]any{"edits": "editor"}, nvimAttachAll+`
+log('crlf', call(c, 'tools/write', {path = 'crlf.txt', content = '[crlf.txt#0000]\n1:uno\n2:dos\n3:tres\n'}))
+log('crlfBuf', linesOf('crlf.txt'))
+log('ff', vim.bo[bufOf('crlf.txt')].fileformat)
+log('readCRLF', call(c, 'tools/read', {path = 'crlf.txt'}))
+log('empty', call(c, 'tools/write', {path = 'empty.txt', content = 'a\nb\n'}))
+log('emptyBuf', linesOf('empty.txt'))
+`)
+	w := nvimResult[struct {
+		Tag    string `json:"tag"`
+		Notice string `json:"notice"`
+	}](t, got, "crlf")
+	require.Contains(t, w.Notice, "editor's open buffer")
+	require.Equal(t, []string{"uno", "dos", "tres"}, nvimGet[[]string](t, got, "crlfBuf"))
+	require.Equal(t, "dos", nvimGet[string](t, got, "ff"), "the buffer keeps the file's CRLF endings")
+	require.Equal(t, w.Tag, nvimResult[editorRead](t, got, "readCRLF").Tag, "the server holds uno\\r\\ndos\\r\\ntres\\r\\n")
+	nvimResult[struct{}](t, got, "empty")
+	require.Equal(t, []string{"a", "b"}, nvimGet[[]string](t, got, "emptyBuf"))
+	require.Equal(t, "one\r\ntwo\r\n", readFile(t, filepath.Join(root, "crlf.txt")))
+	require.Equal(t, "", readFile(t, filepath.Join(root, "empty.txt")))
+}
