@@ -77,8 +77,8 @@ type applyResult struct {
 // buffer holds want. label names the edit to the user. name names the file
 // in messages.
 func (e *Editor) Apply(ctx context.Context, d *documents.Doc, want []byte, label, name string) error {
-	return e.send(ctx, d.Abs, e.params(d, want, label), want, name, func(reason, what string, _ bool) error {
-		return e.failed(d, name, reason, what)
+	return e.send(ctx, d.Abs, e.params(d, want, label), want, name, func(reason, what string, applied bool) error {
+		return e.failed(d, name, reason, what, applied)
 	})
 }
 
@@ -185,17 +185,26 @@ func (e *Editor) send(ctx context.Context, abs string, params applyParams, want 
 }
 
 // failed returns the error of an edit that did not land: Stale when the
-// buffer moved on from d, else NotApplied.
-func (e *Editor) failed(d *documents.Doc, name, reason, what string) error {
+// buffer moved on from d, else NotApplied. applied: the editor answered
+// applied: true, so its buffer may hold the edit though no didChange showed
+// it; the message then says so rather than that nothing changed.
+func (e *Editor) failed(d *documents.Doc, name, reason, what string, applied bool) error {
 	because := ""
 	if reason != "" {
 		because = fmt.Sprintf(" (%s)", reason)
 	}
+	outcome := "nothing was applied"
+	if applied {
+		outcome = "the editor may have applied it: check the buffer before editing it again"
+	}
 	if cur := e.docs.Get(d.Abs); cur != nil && cur.Tag() != d.Tag() {
 		return &Error{Failure: Stale, Tag: cur.Tag(), Reason: reason,
-			Msg: fmt.Sprintf("edit %s: the buffer changed in the editor while the edit was sent; %s%s; nothing was applied; its tag is now %s: Read it again",
-				name, what, because, cur.Tag())}
+			Msg: fmt.Sprintf("edit %s: the buffer changed in the editor while the edit was sent; %s%s; %s; its tag is now %s: Read it again",
+				name, what, because, outcome, cur.Tag())}
+	}
+	if !applied {
+		outcome = "the buffer is unchanged"
 	}
 	return &Error{Failure: NotApplied, Reason: reason,
-		Msg: fmt.Sprintf("edit %s: %s%s; the buffer is unchanged", name, what, because)}
+		Msg: fmt.Sprintf("edit %s: %s%s; %s", name, what, because, outcome)}
 }

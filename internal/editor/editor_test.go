@@ -75,6 +75,11 @@ func TestAppliedWithoutChangeIsNotApplied(t *testing.T) {
 	if !ok || e.Failure != NotApplied || !strings.Contains(e.Msg, "did not bring the buffer") {
 		t.Fatalf("err = %v, want NotApplied after the timeout", err)
 	}
+	// The editor said it applied the edit: the message must not claim the
+	// buffer is unchanged (a real Emacs's buffer did change in that case).
+	if !strings.Contains(e.Msg, "the editor may have applied it: check the buffer") || strings.Contains(e.Msg, "unchanged") {
+		t.Fatalf("message %q: want it to say the editor may have applied the edit", e.Msg)
+	}
 }
 
 // scripted is a Caller whose editor first sends the store a notification
