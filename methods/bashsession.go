@@ -42,7 +42,8 @@ func bashSessionRun(ctx context.Context, s *Session, r *bashRun, spec shell.Spec
 	if err != nil {
 		return nil, fmt.Errorf("bash: sandbox state: %w", err)
 	}
-	res, err := s.shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: string(key)})
+	res, err := s.shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd,
+		Policy: string(key), MakeWrap: pol.Wrap})
 	var many *shellsession.TooManyError
 	var name *shellsession.NameError
 	switch {

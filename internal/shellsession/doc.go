@@ -10,10 +10,12 @@
 //
 // A session's shell is one bash started as a procgroup tree (its own cgroup
 // where the machine has them) under the sandbox policy in force when it
-// starts. It reads its script from a private control fifo, so every command
-// is parsed and run at the script's top level, in the shell itself. For each
-// command the server makes two fresh fifos; the command runs with its stdout
-// and stderr on them, stdin from /dev/null or a file holding the call's
+// starts. Its script is a private file the server appends each command to,
+// waking the shell through a fifo once the command is written, so every
+// command is parsed and run at the script's top level, in the shell itself
+// (a file, not a pipe: bash reads a pipe one byte per read). For each
+// command the server has two fresh fifos, made while the session was idle;
+// the command runs with its stdout and stderr on them, stdin from /dev/null or a file holding the call's
 // stdin text, the status fd closed, and a fresh cookie (procgroup.CookieEnv)
 // in the environment of every process it starts. The exit status comes back
 // on the status fifo with a token the command cannot see: the line that

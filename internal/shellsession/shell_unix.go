@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,12 +24,14 @@ import (
 )
 
 // shellProc is one running shell of a session and the plumbing it reads
-// and writes: the control fifo it reads its script from, the status fifo it
-// reports on, and the fifos of jobs that outlived their command.
+// and writes: the script file it reads (appended to, piece by piece), the
+// wake fifo that lets it read the next piece, the status fifo it reports
+// on, and the fifos of jobs that outlived their command.
 type shellProc struct {
 	g        *procgroup.Group
 	dir      string   // private directory of the fifos
-	ctl      *os.File // the server's end of the control fifo
+	script   *os.File // the script, opened to append (unlinked once the shell has it open)
+	wake     *os.File // the server's end of the wake fifo
 	st       *os.File // the status fifo's read end
 	stHold   *os.File // a write end the server holds, so st never reaches EOF
 	lines    chan string
@@ -38,8 +39,9 @@ type shellProc struct {
 	policy   any
 	firstDir string
 	bg       bgCount
-	lingers  []*outFifo // fifos a job still held after its command's status
-	cookies  []string   // cookies of commands that left a job
+	spare    *spareFifos // the next command's fifos, made while idle
+	lingers  []*outFifo  // fifos a job still held after its command's status
+	cookies  []string    // cookies of commands that left a job
 	log      *logLines
 	endOnce  sync.Once
 }
@@ -57,12 +59,13 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 		return nil, err
 	}
 	p := &shellProc{dir: priv, policy: policy, firstDir: dir, lines: make(chan string, 4), log: &logLines{logf: logf}}
+	p.spare = newSpareFifos(priv, &p.bg)
 	if err := p.openFifos(); err != nil {
 		p.close()
 		return nil, err
 	}
 	token := newToken()
-	if _, err := p.ctl.WriteString(bootstrap(dir, filepath.Join(priv, "st"), token)); err != nil {
+	if _, err := p.script.WriteString(bootstrap(dir, filepath.Join(priv, "st"), filepath.Join(priv, "w"), token)); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -82,6 +85,9 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 	select {
 	case line := <-p.lines:
 		if tok, _, _ := strings.Cut(line, " "); tok == token {
+			// The shell has its script open: no command can open it by name.
+			_ = os.Remove(p.script.Name())
+			p.spare.prepare()
 			return p, nil
 		}
 		err = fmt.Errorf("shell session: unexpected status %q", line)
@@ -96,16 +102,21 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 	return nil, err
 }
 
-// openFifos makes the control fifo (named bash) and the status fifo.
+// openFifos makes the script file (named bash), the wake fifo and the
+// status fifo. The server holds both ends of the wake fifo: the shell's
+// open does not wait, and its read ends only when the server is gone.
 func (p *shellProc) openFifos() error {
-	ctl, st := filepath.Join(p.dir, "bash"), filepath.Join(p.dir, "st")
-	for _, f := range []string{ctl, st} {
+	script, wake, st := filepath.Join(p.dir, "bash"), filepath.Join(p.dir, "w"), filepath.Join(p.dir, "st")
+	for _, f := range []string{wake, st} {
 		if err := unix.Mkfifo(f, 0o600); err != nil {
 			return &os.PathError{Op: "mkfifo", Path: f, Err: err}
 		}
 	}
 	var err error
-	if p.ctl, err = os.OpenFile(ctl, os.O_RDWR, 0); err != nil {
+	if p.script, err = os.OpenFile(script, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600); err != nil {
+		return err
+	}
+	if p.wake, err = os.OpenFile(wake, os.O_RDWR, 0); err != nil {
 		return err
 	}
 	if p.st, err = os.OpenFile(st, os.O_RDONLY|unix.O_NONBLOCK, 0); err != nil {
@@ -157,21 +168,18 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		}
 		defer os.Remove(stdin)
 	}
-	out, err := newOutFifo(filepath.Join(p.dir, "o."+strconv.Itoa(p.seq)), c.capture.Stdout(), &p.bg)
+	out, errf, err := p.spare.take(p.g.Exited())
 	if err != nil {
 		return ending{}, err
 	}
-	errf, err := newOutFifo(filepath.Join(p.dir, "e."+strconv.Itoa(p.seq)), c.capture.Stderr(), &p.bg)
-	if err != nil {
-		out.abandon()
-		return ending{}, err
-	}
+	out.attach(c.capture.Stdout())
+	errf.attach(c.capture.Stderr())
 	token := newToken()
 	text := commandText(c.text, cookie, stdin, out.path, errf.path, c.env, token)
 	if c.cd != "" {
 		text = "cd -- " + quote(c.cd) + "\n" + text
 	}
-	if _, err := p.ctl.WriteString(text); err != nil {
+	if err := p.send(text); err != nil {
 		out.abandon()
 		errf.abandon()
 		return ending{}, err
@@ -188,7 +196,19 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		e.aborted = true
 	}
 	p.finish(e, cookie, out, errf)
+	if !e.exited {
+		p.spare.prepare()
+	}
 	return e, err
+}
+
+// send appends text to the script and wakes the shell to read it.
+func (p *shellProc) send(text string) error {
+	if _, err := p.script.WriteString(text); err != nil {
+		return err
+	}
+	_, err := p.wake.Write([]byte{'\n'})
+	return err
 }
 
 // errAbort is await's report that the timeout passed or ctx ended.
@@ -260,6 +280,15 @@ func (p *shellProc) abort(cookie, token string) ending {
 
 // finish ends the command's share of its fifos.
 func (p *shellProc) finish(e ending, cookie string, fifos ...*outFifo) {
+	held := p.lingers[:0]
+	for _, f := range p.lingers {
+		select {
+		case <-f.done: // its writers are gone
+		default:
+			held = append(held, f)
+		}
+	}
+	p.lingers = held
 	left := false
 	for _, f := range fifos {
 		if e.exited {
@@ -304,10 +333,11 @@ func (p *shellProc) endNow() {
 
 // close closes the server's ends and removes the private directory.
 func (p *shellProc) close() {
+	p.spare.close()
 	for _, f := range p.lingers {
 		_ = f.r.Close()
 	}
-	for _, f := range []*os.File{p.ctl, p.st, p.stHold} {
+	for _, f := range []*os.File{p.script, p.wake, p.st, p.stHold} {
 		if f != nil {
 			_ = f.Close()
 		}
@@ -321,6 +351,3 @@ func newToken() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-// runtimeYield lets the fifo's reader goroutine drain what is left.
-func runtimeYield() { runtime.Gosched(); time.Sleep(20 * time.Microsecond) }
