@@ -39,6 +39,9 @@ type shellProc struct {
 	policy   any
 	firstDir string
 	bg       bgCount
+	written  int64       // bytes appended to the script
+	read     int64       // bytes of it the shell has surely read
+	punched  int64       // bytes given back from its start (punchHole)
 	spare    *spareFifos // the next command's fifos, made while idle
 	lingers  []*outFifo  // fifos a job still held after its command's status
 	cookies  []string    // cookies of commands that left a job
@@ -65,10 +68,12 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 		return nil, err
 	}
 	token := newToken()
-	if _, err := p.script.WriteString(bootstrap(dir, filepath.Join(priv, "st"), filepath.Join(priv, "w"), token)); err != nil {
+	boot := bootstrap(dir, filepath.Join(priv, "st"), filepath.Join(priv, "w"), token)
+	if _, err := p.script.WriteString(boot); err != nil {
 		p.close()
 		return nil, err
 	}
+	p.written = int64(len(boot))
 	// The script's name is "bash", so the shell's messages read as bash's
 	// ("bash: line 3: cd: x: No such file or directory").
 	p.g, err = shell.Start(ctx, procgroup.Spec{
@@ -198,17 +203,39 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 	p.finish(e, cookie, out, errf)
 	if !e.exited {
 		p.spare.prepare()
+		p.trim()
 	}
 	return e, err
 }
 
 // send appends text to the script and wakes the shell to read it.
 func (p *shellProc) send(text string) error {
-	if _, err := p.script.WriteString(text); err != nil {
+	p.read = p.written // the shell read all before: it waits at the end
+	n, err := p.script.WriteString(text)
+	p.written += int64(n)
+	if err != nil {
 		return err
 	}
-	_, err := p.wake.Write([]byte{'\n'})
+	_, err = p.wake.Write([]byte{'\n'})
 	return err
+}
+
+// scriptKeep is how much of the script the shell has read that stays on
+// disk: past it, what was read is given back (punched out of the file,
+// whose size and the shell's offset stay), so a long session's script does
+// not grow without end.
+const scriptKeep = 1 << 20
+
+// trim gives back the part of the script the shell has read, once it is
+// scriptKeep or more.
+func (p *shellProc) trim() {
+	if p.read-p.punched < scriptKeep {
+		return
+	}
+	end := p.read &^ 4095
+	if punchHole(p.script, end) == nil {
+		p.punched = end
+	}
 }
 
 // errAbort is await's report that the timeout passed or ctx ended.

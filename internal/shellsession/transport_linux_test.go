@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // shellOf returns the shell of m's session name.
@@ -102,5 +104,26 @@ func TestCommandLongerThanScriptBuffer(t *testing.T) {
 	}
 	if out, _, _ := runIn(t, m, "b", dir, "echo next"); out != "next\n" {
 		t.Fatalf("after the long command: got %q", out)
+	}
+}
+
+// TestScriptGivesBackWhatWasRead checks that a session's script does not
+// keep on disk what its shell has read once that passes scriptKeep: after
+// a command twice that long, the file holds less than scriptKeep.
+func TestScriptGivesBackWhatWasRead(t *testing.T) {
+	m := NewManager(t.Logf)
+	defer m.Close()
+	dir := t.TempDir()
+	long := strings.Repeat("a", 2*scriptKeep)
+	runIn(t, m, "g", dir, ": "+long)
+	if out, _, _ := runIn(t, m, "g", dir, "echo kept"); out != "kept\n" {
+		t.Fatalf("after the long command: got %q", out)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/"+strconv.Itoa(shellOf(t, m, "g").g.Pid())+"/fd/255", &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size < 2*scriptKeep || st.Blocks*512 >= scriptKeep {
+		t.Fatalf("script: size %d, %d bytes on disk; want at least %d and less than %d", st.Size, st.Blocks*512, 2*scriptKeep, scriptKeep)
 	}
 }
