@@ -28,26 +28,29 @@ const scriptPad = 8192
 // the shell for the next piece.
 const waitLine = "__toolrpc_wait\n"
 
-// bootstrap is the text that prepares a new shell: it changes to dir, opens
-// the status fifo at statusFD and the wake fifo at wakeFD, installs the
-// abort trap and the three driver functions, and reports ready with token.
-// pre gives the command the previous command's $? (but under set -e, where
-// returning it would end the shell); post returns 0 for the same reason;
-// wait reads one wake byte (a signal's trap may interrupt it; end of file,
-// the server gone, ends the shell).
+// bootstrap is the text that prepares a new shell: it changes to dir,
+// makes the wake fifo its stdin and the status fifo its stdout (a command
+// runs with its own three, so it sees neither, and no extra fd is closed
+// and restored around each command), installs the abort trap and the three
+// driver functions, and reports ready with token. pre gives the command
+// the previous command's $? (but under set -e, where returning it would
+// end the shell); post returns 0 for the same reason, and starts the
+// status on a line of its own (a trap may have printed half a line); wait
+// reads one wake byte (a signal's trap may interrupt it; end of file, the
+// server gone, ends the shell). The builtins are named as builtins: a
+// command may define functions called printf or read.
 func bootstrap(dir, status, wake, token string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cd -- %s || exit 97\n", quote(dir))
 	b.WriteString("unset OLDPWD\n")
-	fmt.Fprintf(&b, "exec %d>%s || exit 98\n", statusFD, quote(status))
-	fmt.Fprintf(&b, "exec %d<%s || exit 98\n", wakeFD, quote(wake))
+	fmt.Fprintf(&b, "exec <%s >%s || exit 98\n", quote(wake), quote(status))
 	// A command that runs a function or a sourced file when the abort comes
 	// cannot be abandoned by break: the shell ends instead.
 	fmt.Fprintf(&b, "trap 'case ${FUNCNAME[0]-} in \"\") break 1000;; __toolrpc_*) ;; *) exit 143;; esac' %s\n", abortSignal)
 	b.WriteString("shopt -s expand_aliases\n")
 	b.WriteString("__toolrpc_pre() { __toolrpc_c=$1; export TOOLRPC_CALL_COOKIE=$2; __toolrpc_in=$3; __toolrpc_out=$4; __toolrpc_err=$5; [[ $- == *e* ]] || return $__toolrpc_rc; }\n")
-	fmt.Fprintf(&b, "__toolrpc_post() { __toolrpc_rc=$1; printf '%%s %%s\\n' \"$2\" \"$1\" >&%d; }\n", statusFD)
-	fmt.Fprintf(&b, "__toolrpc_wait() { until builtin read -r -n 1 -u %d __toolrpc_x; do (($? > 128)) || exit 0; done; }\n", wakeFD)
+	b.WriteString("__toolrpc_post() { __toolrpc_rc=$1; builtin printf '\\n%s %s\\n' \"$2\" \"$1\"; }\n")
+	b.WriteString("__toolrpc_wait() { until builtin read -r -n 1 __toolrpc_x; do (($? > 128)) || exit 0; done; }\n")
 	fmt.Fprintf(&b, "__toolrpc_rc=0; __toolrpc_post 0 %s\n", quote(token))
 	b.WriteString(waitLine)
 	if pad := scriptPad - b.Len() - 1; pad > 0 {
@@ -56,21 +59,14 @@ func bootstrap(dir, status, wake, token string) string {
 	return b.String()
 }
 
-// statusFD and wakeFD are the shell's fds of the status and wake fifos;
-// commands run with both closed.
-const (
-	statusFD = 253
-	wakeFD   = 252
-)
-
 // commandText is the three lines that run one command: the first runs it
-// at the top level with its stdin, stdout and stderr and the status and
-// wake fds closed, env assigned for it alone (the redirections sit on eval
-// itself, so a DEBUG trap's run for the eval writes to the shell's log, not
-// the command's output); the second reports its exit status with token
-// (which the command never sees: it is not yet parsed while the command
-// runs, and the script file has no name by then); the third waits for the
-// next piece.
+// at the top level with its stdin, stdout and stderr (and so without the
+// wake and status fifos), env assigned for it alone (the redirections sit
+// on eval itself, so a DEBUG trap's run for the eval writes to the shell's
+// log, not the command's output); the second reports its exit status with
+// token (which the command never sees: it is not yet parsed while the
+// command runs, and the script file has no name by then); the third waits
+// for the next piece.
 func commandText(command, cookie, stdin, stdout, stderr string, env []string, token string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "__toolrpc_pre %s %s %s %s %s; for __toolrpc_o in 1; do ", quote(command), quote(cookie), quote(stdin), quote(stdout), quote(stderr))
@@ -78,7 +74,7 @@ func commandText(command, cookie, stdin, stdout, stderr string, env []string, to
 		name, value, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "%s=%s ", name, quote(value))
 	}
-	fmt.Fprintf(&b, "eval \"$__toolrpc_c\" <\"$__toolrpc_in\" >\"$__toolrpc_out\" 2>\"$__toolrpc_err\" %d>&- %d<&-; done\n", statusFD, wakeFD)
+	b.WriteString("eval \"$__toolrpc_c\" <\"$__toolrpc_in\" >\"$__toolrpc_out\" 2>\"$__toolrpc_err\"; done\n")
 	fmt.Fprintf(&b, "__toolrpc_post $? %s\n", quote(token))
 	b.WriteString(waitLine)
 	return b.String()

@@ -121,7 +121,8 @@ func (f *outFifo) read() {
 	}
 }
 
-// detach ends the command's share of the fifo once its status came back:
+// detach ends the command's share of the fifo once its status came back
+// (its name is left for the caller to remove, after the reply):
 // what is in the pipe now was written before the status and goes to the
 // sink, read here rather than waiting for the reader goroutine to be
 // scheduled; what comes later is counted as background output. It reports
@@ -144,7 +145,6 @@ func (f *outFifo) detach() bool {
 	}
 	f.sink = nil
 	f.mu.Unlock()
-	_ = os.Remove(f.path)
 	return held
 }
 

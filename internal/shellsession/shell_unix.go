@@ -87,21 +87,23 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 	go p.readStatus()
 	timer := time.NewTimer(limits.ShellSessionStart)
 	defer timer.Stop()
-	select {
-	case line := <-p.lines:
-		if tok, _, _ := strings.Cut(line, " "); tok == token {
-			// The shell has its script open: no command can open it by name.
-			_ = os.Remove(p.script.Name())
-			p.spare.prepare()
-			return p, nil
+	for err == nil {
+		select {
+		case line := <-p.lines:
+			if tok, _, _ := strings.Cut(line, " "); tok == token {
+				// The shell has its script open: no command can open it by name.
+				_ = os.Remove(p.script.Name())
+				p.spare.prepare()
+				return p, nil
+			}
+			p.log.logf("shell session: unexpected status %q", line)
+		case <-p.g.Exited():
+			err = fmt.Errorf("shell session: the shell exited at start: %s", p.log.last())
+		case <-timer.C:
+			err = fmt.Errorf("shell session: the shell did not start within %s", limits.ShellSessionStart)
+		case <-ctx.Done():
+			err = &shell.CancelledError{Cause: ctx.Err()}
 		}
-		err = fmt.Errorf("shell session: unexpected status %q", line)
-	case <-p.g.Exited():
-		err = fmt.Errorf("shell session: the shell exited at start: %s", p.log.last())
-	case <-timer.C:
-		err = fmt.Errorf("shell session: the shell did not start within %s", limits.ShellSessionStart)
-	case <-ctx.Done():
-		err = &shell.CancelledError{Cause: ctx.Err()}
 	}
 	p.end()
 	return nil, err
@@ -131,11 +133,20 @@ func (p *shellProc) openFifos() error {
 	return err
 }
 
-// readStatus sends each status line to lines until the fifo is closed.
+// readStatus sends each status line to lines until the fifo is closed. The
+// status fifo is the shell's stdout: what else the shell prints outside
+// any command (a trap's output) is logged, and a status line starts on a
+// line of its own.
 func (p *shellProc) readStatus() {
 	sc := bufio.NewScanner(p.st)
 	for sc.Scan() {
-		p.lines <- sc.Text()
+		switch line := sc.Text(); {
+		case line == "":
+		case isStatus(line):
+			p.lines <- line
+		default:
+			_, _ = p.log.Write([]byte(line))
+		}
 	}
 }
 
@@ -201,6 +212,7 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		e.aborted = true
 	}
 	p.finish(e, cookie, out, errf)
+	p.spare.discard(out, errf)
 	if !e.exited {
 		p.spare.prepare()
 		p.trim()
@@ -259,6 +271,14 @@ func (p *shellProc) await(token string, expired <-chan time.Time, cancel <-chan 
 			return ending{}, errAbort
 		}
 	}
+}
+
+// isStatus reports whether line has the shape of a status line: a token
+// (newToken), a space and a number.
+func isStatus(line string) bool {
+	tok, rc, ok := strings.Cut(line, " ")
+	_, err := strconv.Atoi(rc)
+	return ok && err == nil && len(tok) == 32 && strings.Trim(tok, "0123456789abcdef") == ""
 }
 
 // statusOf parses "token rc".

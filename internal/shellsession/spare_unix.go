@@ -4,6 +4,7 @@ package shellsession
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -35,6 +36,7 @@ type spareFifos struct {
 	n   int // pairs made; only the session's running command touches it
 
 	mu      sync.Mutex
+	trash   []string // names of used fifos, removed by the next prepare
 	closed  bool
 	pending bool          // a pair is being made or waits in ready
 	ready   chan fifoPair // capacity 1
@@ -70,7 +72,12 @@ func (s *spareFifos) prepare() {
 	s.pending = true
 	s.n++
 	n := s.n
+	trash := s.trash
+	s.trash = nil
 	go func() {
+		for _, name := range trash {
+			_ = os.Remove(name)
+		}
 		p := makePair(s.dir, n, s.bg)
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -80,6 +87,16 @@ func (s *spareFifos) prepare() {
 		}
 		s.ready <- p
 	}()
+}
+
+// discard has the next prepare remove the used fifos' names (the
+// session's end removes its whole directory).
+func (s *spareFifos) discard(fifos ...*outFifo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range fifos {
+		s.trash = append(s.trash, f.path)
+	}
 }
 
 // errSpareClosed is take's answer once the session's plumbing is closed.
