@@ -35,6 +35,7 @@ type spareFifos struct {
 	bg  *bgCount
 	n   int // pairs made; only the session's running command touches it
 
+	making  sync.WaitGroup // a pair being made
 	mu      sync.Mutex
 	trash   []string // names of used fifos, removed by the next prepare
 	closed  bool
@@ -74,7 +75,9 @@ func (s *spareFifos) prepare() {
 	n := s.n
 	trash := s.trash
 	s.trash = nil
+	s.making.Add(1)
 	go func() {
+		defer s.making.Done()
 		for _, name := range trash {
 			_ = os.Remove(name)
 		}
@@ -117,14 +120,17 @@ func (s *spareFifos) take(gone <-chan struct{}) (*outFifo, *outFifo, error) {
 	}
 }
 
-// close gives up a pair made or being made; prepare does nothing after it.
+// close gives up a pair made or being made, once it is made (so that no
+// fifo is made in the session's directory after close returns); prepare
+// does nothing after it.
 func (s *spareFifos) close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
 	select {
 	case p := <-s.ready:
 		p.abandon()
 	default:
 	}
+	s.mu.Unlock()
+	s.making.Wait()
 }
