@@ -179,6 +179,9 @@ func (m *Manager) Run(ctx context.Context, req Request) (*wire.BashResult, error
 		st = procgroup.Status{ExitCode: -1, Signal: "SIGKILL"}
 	}
 	res := c.capture.Result(st)
+	if !e.exited {
+		sh.prepareNext() // the next command's fifos, once this result is built
+	}
 	res.Session = info
 	switch {
 	case e.exited:

@@ -214,7 +214,6 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 	p.finish(e, cookie, out, errf)
 	p.spare.discard(out, errf)
 	if !e.exited {
-		p.spare.prepare()
 		p.trim()
 	}
 	return e, err

@@ -134,3 +134,6 @@ func (s *spareFifos) close() {
 	s.mu.Unlock()
 	s.making.Wait()
 }
+
+// prepareNext starts making the next command's fifos.
+func (p *shellProc) prepareNext() { p.spare.prepare() }
