@@ -184,7 +184,7 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		}
 		defer os.Remove(stdin)
 	}
-	out, errf, err := p.spare.take(p.g.Exited())
+	out, errf, err := p.spare.take()
 	if err != nil {
 		return ending{}, err
 	}

@@ -41,10 +41,11 @@ type spareFifos struct {
 	closed  bool
 	pending bool          // a pair is being made or waits in ready
 	ready   chan fifoPair // capacity 1
+	gone    chan struct{} // closed by close
 }
 
 func newSpareFifos(dir string, bg *bgCount) *spareFifos {
-	return &spareFifos{dir: dir, bg: bg, ready: make(chan fifoPair, 1)}
+	return &spareFifos{dir: dir, bg: bg, ready: make(chan fifoPair, 1), gone: make(chan struct{})}
 }
 
 // makePair makes pair number n in dir.
@@ -105,9 +106,11 @@ func (s *spareFifos) discard(fifos ...*outFifo) {
 // errSpareClosed is take's answer once the session's plumbing is closed.
 var errSpareClosed = errors.New("shell session: ended")
 
-// take returns the prepared pair, waiting for it (or makes one now if none
-// is under way); gone ends the wait when the shell is gone.
-func (s *spareFifos) take(gone <-chan struct{}) (*outFifo, *outFifo, error) {
+// take returns the prepared pair, waiting for it (or starts one now if
+// none is under way), unless the session's plumbing is closed. A shell
+// that died meanwhile still gets its command's pair: the command then
+// ends as the shell's end says.
+func (s *spareFifos) take() (*outFifo, *outFifo, error) {
 	s.prepare()
 	select {
 	case p := <-s.ready:
@@ -115,7 +118,7 @@ func (s *spareFifos) take(gone <-chan struct{}) (*outFifo, *outFifo, error) {
 		s.pending = false
 		s.mu.Unlock()
 		return p.out, p.err, p.fail
-	case <-gone:
+	case <-s.gone:
 		return nil, nil, errSpareClosed
 	}
 }
@@ -125,6 +128,9 @@ func (s *spareFifos) take(gone <-chan struct{}) (*outFifo, *outFifo, error) {
 // does nothing after it.
 func (s *spareFifos) close() {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.gone)
+	}
 	s.closed = true
 	select {
 	case p := <-s.ready:
