@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -150,7 +151,12 @@ func bashCall(ctx context.Context, s *Session, call *rpc.Call) (any, error) {
 		return nil, err
 	}
 	pol := s.policy()
-	wrap, err := pol.Wrap()
+	var wrap func(*exec.Cmd) error
+	if r.session == "" {
+		wrap, err = pol.Wrap()
+	} else {
+		err = pol.Usable() // Wrap's only error; a session makes its wrap when it starts a shell
+	}
 	if err != nil {
 		return nil, rpc.Errorf(rpc.SandboxUnavailable, "bash: %v", err)
 	}

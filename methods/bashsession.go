@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/toolrpc/toolrpc/internal/sandbox"
 	"github.com/toolrpc/toolrpc/internal/shell"
@@ -38,11 +39,12 @@ func bashSessionRun(ctx context.Context, s *Session, r *bashRun, spec shell.Spec
 	if s.shells == nil {
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: this server keeps no shell sessions")
 	}
-	key, err := json.Marshal(pol.State())
+	key, err := policyKey(pol)
 	if err != nil {
 		return nil, fmt.Errorf("bash: sandbox state: %w", err)
 	}
-	res, err := s.shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd, Policy: string(key)})
+	res, err := s.shells.Run(ctx, shellsession.Request{Name: r.session, Restart: r.restart, Spec: spec, CdGiven: r.cwd,
+		Policy: key, MakeWrap: pol.Wrap})
 	var many *shellsession.TooManyError
 	var name *shellsession.NameError
 	switch {
@@ -54,4 +56,29 @@ func bashSessionRun(ctx context.Context, s *Session, r *bashRun, spec shell.Spec
 		return nil, rpc.Errorf(rpc.InvalidArgument, "bash: %v", err)
 	}
 	return res, err
+}
+
+// lastPolicy is the policy policyKey was last asked for, and its key: a
+// policy is replaced whole, never changed, so its key is made once, not
+// once a command.
+var lastPolicy struct {
+	sync.Mutex
+	pol *sandbox.Resolved
+	key string
+}
+
+// policyKey identifies pol for shellsession.Request.Policy: the state
+// initialize and sandbox/update report, equal for equal policies.
+func policyKey(pol *sandbox.Resolved) (string, error) {
+	lastPolicy.Lock()
+	defer lastPolicy.Unlock()
+	if lastPolicy.pol == pol && pol != nil {
+		return lastPolicy.key, nil
+	}
+	key, err := json.Marshal(pol.State())
+	if err != nil {
+		return "", err
+	}
+	lastPolicy.pol, lastPolicy.key = pol, string(key)
+	return lastPolicy.key, nil
 }

@@ -56,7 +56,7 @@ func sessionVsFresh(b *bench, r *Row) error {
 	if err != nil {
 		return err
 	}
-	var ps []time.Duration
+	var ps, floor []time.Duration
 	for i := 0; i < rounds; i++ {
 		for _, c := range sessionCommands {
 			_, d, err := s.call("tools/bash", map[string]any{"command": c, "env": map[string]string{"VAR": "value"}})
@@ -64,10 +64,15 @@ func sessionVsFresh(b *bench, r *Row) error {
 				return err
 			}
 			ps = append(ps, d)
+			// The floor: a call that runs nothing, on the same connection.
+			if _, d, err = s.call("tools/process/list", map[string]any{}); err != nil {
+				return err
+			}
+			floor = append(floor, d)
 		}
 	}
 	setFigures(r, as, ps)
-	r.Note = "p95 " + p95Note(as, ps)
+	r.Note = "p95 " + p95Note(as, ps) + fmt.Sprintf("; floor, the round trip of tools/process/list (nothing run): p50 %.2f ms", median(millis(floor)))
 	return nil
 }
 

@@ -10,14 +10,19 @@
 //
 // A session's shell is one bash started as a procgroup tree (its own cgroup
 // where the machine has them) under the sandbox policy in force when it
-// starts. It reads its script from a private control fifo, so every command
-// is parsed and run at the script's top level, in the shell itself. For each
-// command the server makes two fresh fifos; the command runs with its stdout
-// and stderr on them, stdin from /dev/null or a file holding the call's
-// stdin text, the status fd closed, and a fresh cookie (procgroup.CookieEnv)
-// in the environment of every process it starts. The exit status comes back
-// on the status fifo with a token the command cannot see: the line that
-// carries it is not parsed until the command has ended. Redirections such as
+// starts. Its script is a private file the server appends each command to
+// (a file, not a pipe: bash reads a pipe one byte per read), and its stdin
+// is the wake fifo: after the driver's lines of each command the shell
+// waits for a byte there, which the server writes once the next command is
+// appended. So every command is parsed and run at the script's top level,
+// in the shell itself. For each command the server has two fresh fifos,
+// made while the session was idle; the command runs with its stdout and
+// stderr on them, stdin from /dev/null or a file holding the call's stdin
+// text, and a fresh cookie (procgroup.CookieEnv) in the environment of
+// every process it starts. The exit status comes back on the shell's own
+// stdout, the status fifo, which the command's redirections hide from it,
+// with a token the command cannot see: the line that carries it is not
+// parsed until the command has ended. Redirections such as
 // exec >file last until the command's end only.
 //
 // # Timeout and cancel

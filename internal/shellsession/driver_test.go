@@ -55,3 +55,27 @@ func FuzzStatusOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIsStatus checks the shape readStatus lets through as a status: a
+// token as newToken makes it, a space and a whole number, which statusOf
+// then accepts with that token; every real status line passes.
+func FuzzIsStatus(f *testing.F) {
+	for _, s := range []string{newToken() + " 0", newToken() + " 137", "dbg", "", " 0", "0123456789abcdef0123456789abcdef x", "0123456789ABCDEF0123456789ABCDEF 0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		tok, rc, _ := strings.Cut(line, " ")
+		if !isStatus(line) {
+			if len(tok) == 32 && rc == "0" && strings.Trim(tok, "0123456789abcdef") == "" {
+				t.Fatalf("isStatus(%q) refused a status line", line)
+			}
+			return
+		}
+		if len(tok) != 32 || strings.Trim(tok, "0123456789abcdef") != "" {
+			t.Fatalf("isStatus(%q) accepted token %q", line, tok)
+		}
+		if _, ok := statusOf(line, tok); !ok {
+			t.Fatalf("isStatus(%q) accepted what statusOf refuses", line)
+		}
+	})
+}

@@ -47,22 +47,34 @@ func (c *bgCount) take() int64 {
 }
 
 // newOutFifo makes the fifo at path and opens both ends without blocking.
-func newOutFifo(path string, sink io.Writer, bg *bgCount) (*outFifo, error) {
+// What it reads before attach is counted as background output (nothing
+// can write it: no one else knows the fifo yet).
+func newOutFifo(path string, bg *bgCount) (*outFifo, error) {
 	if err := unix.Mkfifo(path, 0o600); err != nil {
 		return nil, &os.PathError{Op: "mkfifo", Path: path, Err: err}
 	}
 	r, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
+		_ = os.Remove(path)
 		return nil, err
 	}
 	w, err := os.OpenFile(path, os.O_WRONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		r.Close()
+		_ = os.Remove(path)
 		return nil, err
 	}
-	f := &outFifo{path: path, r: r, hold: w, sink: sink, bg: bg, done: make(chan struct{})}
+	f := &outFifo{path: path, r: r, hold: w, bg: bg, done: make(chan struct{})}
 	go f.read()
 	return f, nil
+}
+
+// attach makes sink the command's capture: what the fifo brings from now
+// on goes to it, until detach.
+func (f *outFifo) attach(sink io.Writer) {
+	f.mu.Lock()
+	f.sink = sink
+	f.mu.Unlock()
 }
 
 // read copies the fifo to the sink, or counts it once the command ended,
@@ -109,53 +121,70 @@ func (f *outFifo) read() {
 	}
 }
 
-// detach ends the command's share of the fifo once its status came back:
+// detach ends the command's share of the fifo once its status came back
+// (its name is left for the caller to remove, after the reply):
 // what is in the pipe now was written before the status and goes to the
-// sink; what comes later is counted as background output. It reports
-// whether a writer (a job the command left) still holds the fifo.
+// sink, read here rather than waiting for the reader goroutine to be
+// scheduled; what comes later is counted as background output. It reports
+// whether a writer (a job the command left) still holds the fifo: the
+// shell closed its end before it sent the status and the server's is
+// closed here, so a read that finds no data and no end of file means one
+// does.
 func (f *outFifo) detach() bool {
 	_ = f.hold.Close()
-	for {
-		f.mu.Lock()
-		if f.eof || f.unread() == 0 {
-			f.sink = nil
-			eof := f.eof
-			f.mu.Unlock()
-			_ = os.Remove(f.path)
-			if eof {
-				return false
-			}
-			select {
-			case <-f.done:
-				return false
-			default:
-				return true
-			}
+	f.mu.Lock()
+	held := false
+	if !f.eof {
+		rc, err := f.r.SyscallConn()
+		if err == nil {
+			err = rc.Control(func(fd uintptr) { held = f.drainLocked(int(fd)) })
 		}
-		f.mu.Unlock()
-		// The reader goroutine is draining what is left.
-		select {
-		case <-f.done:
-		default:
-			runtimeYield()
+		if err != nil { // the reader goroutine ended: it saw the end or an error
+			held = false
 		}
 	}
+	f.sink = nil
+	f.mu.Unlock()
+	return held
 }
 
-// unread is how many bytes wait in the fifo (FIONREAD); an error counts as
-// none.
-func (f *outFifo) unread() int {
-	rc, err := f.r.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	_ = rc.Control(func(fd uintptr) {
-		if v, err := unix.IoctlGetInt(int(fd), fionread); err == nil {
-			n = v
+// drainLocked reads what the pipe holds now into the sink, then probes it
+// once more: it reports whether a writer still holds the fifo (the probe
+// found no data and no end of file). Bytes that arrive during the probe
+// are a job's, counted. f.mu is held.
+func (f *outFifo) drainLocked(fd int) bool {
+	left, _ := unix.IoctlGetInt(fd, fionread)
+	buf := make([]byte, max(1, min(left, 64<<10)))
+	for left > 0 {
+		n, err := unix.Read(fd, buf[:min(left, len(buf))])
+		if errors.Is(err, unix.EINTR) {
+			continue
 		}
-	})
-	return n
+		if err != nil || n <= 0 {
+			break
+		}
+		if f.sink != nil {
+			_, _ = f.sink.Write(buf[:n])
+		} else {
+			f.bg.add(n)
+		}
+		left -= n
+	}
+	for {
+		n, err := unix.Read(fd, buf[:1])
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case n == 0 && err == nil:
+			f.eof = true
+			return false
+		case n > 0:
+			f.bg.add(n)
+			return true
+		default: // EAGAIN: a writer holds the fifo; another error: treat as held
+			return true
+		}
+	}
 }
 
 // abandon stops reading: the command's capture gets nothing more, and the

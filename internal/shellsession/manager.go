@@ -40,6 +40,10 @@ type Request struct {
 	// CdGiven says the call named a working directory: an existing shell
 	// changes to Spec.Dir before the command (and stays there).
 	CdGiven bool
+	// MakeWrap, if set, makes Spec.Wrap when a shell is started (nil:
+	// Spec.Wrap as it is): what it costs is paid once a shell, not once a
+	// command.
+	MakeWrap func() (Wrap, error)
 	// Policy identifies the sandbox policy the call runs under (a
 	// comparable value, equal for equal policies): a shell started under
 	// another one is ended first, and the notice says so.
@@ -175,6 +179,9 @@ func (m *Manager) Run(ctx context.Context, req Request) (*wire.BashResult, error
 		st = procgroup.Status{ExitCode: -1, Signal: "SIGKILL"}
 	}
 	res := c.capture.Result(st)
+	if !e.exited {
+		sh.prepareNext() // the next command's fifos, once this result is built
+	}
 	res.Session = info
 	switch {
 	case e.exited:
@@ -218,7 +225,14 @@ func (s *session) prepare(ctx context.Context, req Request, info *wire.BashSessi
 	if s.firstDir != "" && !req.CdGiven {
 		dir = s.firstDir
 	}
-	sh, err := startShell(ctx, dir, req.Spec.Unset, req.Spec.Wrap, req.Spec.Fork, req.Policy, logf)
+	wrap := req.Spec.Wrap
+	if req.MakeWrap != nil {
+		var err error
+		if wrap, err = req.MakeWrap(); err != nil {
+			return err
+		}
+	}
+	sh, err := startShell(ctx, dir, req.Spec.Unset, wrap, req.Spec.Fork, req.Policy, logf)
 	if err != nil {
 		return err
 	}

@@ -42,3 +42,4 @@ func startShell(_ context.Context, dir string, _ []string, _ Wrap, _ Fork, _ any
 func (p *shellProc) run(context.Context, *command) (ending, error) { return ending{}, ErrUnsupported }
 func (p *shellProc) end()                                          {}
 func (p *shellProc) gone() bool                                    { return true }
+func (p *shellProc) prepareNext()                                  {}

@@ -100,3 +100,30 @@ func TestErrexitAndDeathBetweenCommands(t *testing.T) {
 		t.Fatalf("after the shell died: %v %q %+v", err, res.Stdout, res.Session)
 	}
 }
+
+// TestDriverSurvivesCommandState checks SPEC §6.7's invisible plumbing from
+// the other side: what a command leaves in the shell does not break the
+// driver around the next commands. A DEBUG trap that prints half a line
+// runs before the driver's own commands too; functions named printf and
+// read shadow the builtins the driver uses.
+func TestDriverSurvivesCommandState(t *testing.T) {
+	m := NewManager(t.Logf)
+	defer m.Close()
+	dir := t.TempDir()
+	steps := []struct{ cmd, out string }{
+		{"trap 'printf x' DEBUG", ""},
+		{"echo hi", "xhi\n"},
+		{"trap - DEBUG; printf() { echo fake; }; read() { echo fake; }", "x"}, // the trap runs before trap -
+		{"echo after", "after\n"},
+		{"printf '%s\\n' still", "fake\n"},
+	}
+	for _, s := range steps {
+		res, err := m.Run(context.Background(), Request{Name: "d", Spec: shell.Spec{Command: s.cmd, Dir: dir, Timeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatalf("%q: %v", s.cmd, err)
+		}
+		if res.Stdout != s.out || res.Session.Started != (s.cmd == steps[0].cmd) {
+			t.Fatalf("%q: got %q (session %+v), want %q in the same shell", s.cmd, res.Stdout, res.Session, s.out)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,12 +24,14 @@ import (
 )
 
 // shellProc is one running shell of a session and the plumbing it reads
-// and writes: the control fifo it reads its script from, the status fifo it
-// reports on, and the fifos of jobs that outlived their command.
+// and writes: the script file it reads (appended to, piece by piece), the
+// wake fifo that lets it read the next piece, the status fifo it reports
+// on, and the fifos of jobs that outlived their command.
 type shellProc struct {
 	g        *procgroup.Group
 	dir      string   // private directory of the fifos
-	ctl      *os.File // the server's end of the control fifo
+	script   *os.File // the script, opened to append (unlinked once the shell has it open)
+	wake     *os.File // the server's end of the wake fifo
 	st       *os.File // the status fifo's read end
 	stHold   *os.File // a write end the server holds, so st never reaches EOF
 	lines    chan string
@@ -38,8 +39,12 @@ type shellProc struct {
 	policy   any
 	firstDir string
 	bg       bgCount
-	lingers  []*outFifo // fifos a job still held after its command's status
-	cookies  []string   // cookies of commands that left a job
+	written  int64       // bytes appended to the script
+	read     int64       // bytes of it the shell has surely read
+	punched  int64       // bytes given back from its start (punchHole)
+	spare    *spareFifos // the next command's fifos, made while idle
+	lingers  []*outFifo  // fifos a job still held after its command's status
+	cookies  []string    // cookies of commands that left a job
 	log      *logLines
 	endOnce  sync.Once
 }
@@ -57,15 +62,18 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 		return nil, err
 	}
 	p := &shellProc{dir: priv, policy: policy, firstDir: dir, lines: make(chan string, 4), log: &logLines{logf: logf}}
+	p.spare = newSpareFifos(priv, &p.bg)
 	if err := p.openFifos(); err != nil {
 		p.close()
 		return nil, err
 	}
 	token := newToken()
-	if _, err := p.ctl.WriteString(bootstrap(dir, filepath.Join(priv, "st"), token)); err != nil {
+	boot := bootstrap(dir, filepath.Join(priv, "st"), filepath.Join(priv, "w"), token)
+	if _, err := p.script.WriteString(boot); err != nil {
 		p.close()
 		return nil, err
 	}
+	p.written = int64(len(boot))
 	// The script's name is "bash", so the shell's messages read as bash's
 	// ("bash: line 3: cd: x: No such file or directory").
 	p.g, err = shell.Start(ctx, procgroup.Spec{
@@ -79,33 +87,43 @@ func startShell(ctx context.Context, dir string, unset []string, wrap Wrap,
 	go p.readStatus()
 	timer := time.NewTimer(limits.ShellSessionStart)
 	defer timer.Stop()
-	select {
-	case line := <-p.lines:
-		if tok, _, _ := strings.Cut(line, " "); tok == token {
-			return p, nil
+	for err == nil {
+		select {
+		case line := <-p.lines:
+			if tok, _, _ := strings.Cut(line, " "); tok == token {
+				// The shell has its script open: no command can open it by name.
+				_ = os.Remove(p.script.Name())
+				p.spare.prepare()
+				return p, nil
+			}
+			p.log.logf("shell session: unexpected status %q", line)
+		case <-p.g.Exited():
+			err = fmt.Errorf("shell session: the shell exited at start: %s", p.log.last())
+		case <-timer.C:
+			err = fmt.Errorf("shell session: the shell did not start within %s", limits.ShellSessionStart)
+		case <-ctx.Done():
+			err = &shell.CancelledError{Cause: ctx.Err()}
 		}
-		err = fmt.Errorf("shell session: unexpected status %q", line)
-	case <-p.g.Exited():
-		err = fmt.Errorf("shell session: the shell exited at start: %s", p.log.last())
-	case <-timer.C:
-		err = fmt.Errorf("shell session: the shell did not start within %s", limits.ShellSessionStart)
-	case <-ctx.Done():
-		err = &shell.CancelledError{Cause: ctx.Err()}
 	}
 	p.end()
 	return nil, err
 }
 
-// openFifos makes the control fifo (named bash) and the status fifo.
+// openFifos makes the script file (named bash), the wake fifo and the
+// status fifo. The server holds both ends of the wake fifo: the shell's
+// open does not wait, and its read ends only when the server is gone.
 func (p *shellProc) openFifos() error {
-	ctl, st := filepath.Join(p.dir, "bash"), filepath.Join(p.dir, "st")
-	for _, f := range []string{ctl, st} {
+	script, wake, st := filepath.Join(p.dir, "bash"), filepath.Join(p.dir, "w"), filepath.Join(p.dir, "st")
+	for _, f := range []string{wake, st} {
 		if err := unix.Mkfifo(f, 0o600); err != nil {
 			return &os.PathError{Op: "mkfifo", Path: f, Err: err}
 		}
 	}
 	var err error
-	if p.ctl, err = os.OpenFile(ctl, os.O_RDWR, 0); err != nil {
+	if p.script, err = os.OpenFile(script, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600); err != nil {
+		return err
+	}
+	if p.wake, err = os.OpenFile(wake, os.O_RDWR, 0); err != nil {
 		return err
 	}
 	if p.st, err = os.OpenFile(st, os.O_RDONLY|unix.O_NONBLOCK, 0); err != nil {
@@ -115,11 +133,20 @@ func (p *shellProc) openFifos() error {
 	return err
 }
 
-// readStatus sends each status line to lines until the fifo is closed.
+// readStatus sends each status line to lines until the fifo is closed. The
+// status fifo is the shell's stdout: what else the shell prints outside
+// any command (a trap's output) is logged, and a status line starts on a
+// line of its own.
 func (p *shellProc) readStatus() {
 	sc := bufio.NewScanner(p.st)
 	for sc.Scan() {
-		p.lines <- sc.Text()
+		switch line := sc.Text(); {
+		case line == "":
+		case isStatus(line):
+			p.lines <- line
+		default:
+			_, _ = p.log.Write([]byte(line))
+		}
 	}
 }
 
@@ -157,21 +184,18 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		}
 		defer os.Remove(stdin)
 	}
-	out, err := newOutFifo(filepath.Join(p.dir, "o."+strconv.Itoa(p.seq)), c.capture.Stdout(), &p.bg)
+	out, errf, err := p.spare.take()
 	if err != nil {
 		return ending{}, err
 	}
-	errf, err := newOutFifo(filepath.Join(p.dir, "e."+strconv.Itoa(p.seq)), c.capture.Stderr(), &p.bg)
-	if err != nil {
-		out.abandon()
-		return ending{}, err
-	}
+	out.attach(c.capture.Stdout())
+	errf.attach(c.capture.Stderr())
 	token := newToken()
 	text := commandText(c.text, cookie, stdin, out.path, errf.path, c.env, token)
 	if c.cd != "" {
 		text = "cd -- " + quote(c.cd) + "\n" + text
 	}
-	if _, err := p.ctl.WriteString(text); err != nil {
+	if err := p.send(text); err != nil {
 		out.abandon()
 		errf.abandon()
 		return ending{}, err
@@ -188,7 +212,41 @@ func (p *shellProc) run(ctx context.Context, c *command) (ending, error) {
 		e.aborted = true
 	}
 	p.finish(e, cookie, out, errf)
+	p.spare.discard(out, errf)
+	if !e.exited {
+		p.trim()
+	}
 	return e, err
+}
+
+// send appends text to the script and wakes the shell to read it.
+func (p *shellProc) send(text string) error {
+	p.read = p.written // the shell read all before: it waits at the end
+	n, err := p.script.WriteString(text)
+	p.written += int64(n)
+	if err != nil {
+		return err
+	}
+	_, err = p.wake.Write([]byte{'\n'})
+	return err
+}
+
+// scriptKeep is how much of the script the shell has read that stays on
+// disk: past it, what was read is given back (punched out of the file,
+// whose size and the shell's offset stay), so a long session's script does
+// not grow without end.
+const scriptKeep = 1 << 20
+
+// trim gives back the part of the script the shell has read, once it is
+// scriptKeep or more.
+func (p *shellProc) trim() {
+	if p.read-p.punched < scriptKeep {
+		return
+	}
+	end := p.read &^ 4095
+	if punchHole(p.script, end) == nil {
+		p.punched = end
+	}
 }
 
 // errAbort is await's report that the timeout passed or ctx ended.
@@ -212,6 +270,14 @@ func (p *shellProc) await(token string, expired <-chan time.Time, cancel <-chan 
 			return ending{}, errAbort
 		}
 	}
+}
+
+// isStatus reports whether line has the shape of a status line: a token
+// (newToken), a space and a number.
+func isStatus(line string) bool {
+	tok, rc, ok := strings.Cut(line, " ")
+	_, err := strconv.Atoi(rc)
+	return ok && err == nil && len(tok) == 32 && strings.Trim(tok, "0123456789abcdef") == ""
 }
 
 // statusOf parses "token rc".
@@ -260,6 +326,15 @@ func (p *shellProc) abort(cookie, token string) ending {
 
 // finish ends the command's share of its fifos.
 func (p *shellProc) finish(e ending, cookie string, fifos ...*outFifo) {
+	held := p.lingers[:0]
+	for _, f := range p.lingers {
+		select {
+		case <-f.done: // its writers are gone
+		default:
+			held = append(held, f)
+		}
+	}
+	p.lingers = held
 	left := false
 	for _, f := range fifos {
 		if e.exited {
@@ -304,10 +379,11 @@ func (p *shellProc) endNow() {
 
 // close closes the server's ends and removes the private directory.
 func (p *shellProc) close() {
+	p.spare.close()
 	for _, f := range p.lingers {
 		_ = f.r.Close()
 	}
-	for _, f := range []*os.File{p.ctl, p.st, p.stHold} {
+	for _, f := range []*os.File{p.script, p.wake, p.st, p.stHold} {
 		if f != nil {
 			_ = f.Close()
 		}
@@ -321,6 +397,3 @@ func newToken() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-// runtimeYield lets the fifo's reader goroutine drain what is left.
-func runtimeYield() { runtime.Gosched(); time.Sleep(20 * time.Microsecond) }
