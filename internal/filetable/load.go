@@ -31,7 +31,14 @@ import (
 // ctx ends the load (it returns false, the table still new); a load
 // started at initialize (t.idleLoad) revalidates on idle threads.
 func (t *Table) load(ctx context.Context) bool {
-	s := t.readStore()
+	if !t.idleLoad {
+		// This call reads the file itself unless the idle read is done
+		// (decoded): that read stops at its next directory, so it holds
+		// neither a core nor the runtime's processor the call needs.
+		t.readYield.Store(true)
+		t.idleRead.raise()
+	}
+	s := t.readStore(nil)
 	if s == nil {
 		return false
 	}
@@ -443,12 +450,13 @@ func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint
 }
 
 // readStore returns the table persisted for t.root, or nil when there is
-// none or it cannot be used (a line says why, unless there is none).
-func (t *Table) readStore() *stored {
+// none or it cannot be used (a line says why, unless there is none), or
+// when stop (nil: never) was set while it decoded.
+func (t *Table) readStore(stop *atomic.Bool) *stored {
 	if s := t.decoded.Swap(nil); s != nil {
 		return s // a load started at initialize read it (Set.Prewarm)
 	}
-	if t.store == "" {
+	if t.store == "" || (stop != nil && stop.Load()) {
 		return nil
 	}
 	f, err := os.Open(t.store)
@@ -462,7 +470,10 @@ func (t *Table) readStore() *stored {
 	var s *stored
 	data, err := readAllOnce(f)
 	if err == nil {
-		s, err = decodeStore(data, t.root) // the table shares data
+		s, err = decodeStore(data, t.root, stop) // the table shares data
+	}
+	if err == errStopped {
+		return nil
 	}
 	if err != nil {
 		t.note("persisted file table %s ignored, walking the root: %v", t.store, err)
