@@ -93,6 +93,11 @@ func (t *Table) prewarm(ctx context.Context) bool {
 		t.decoded.Store(nil)
 		return false
 	}
+	if t.unwatched {
+		// A call finished the load: it answers from the table as from a
+		// lazy load, then its BuildDeferred adds the watches it left.
+		return false
+	}
 	t.sortedOrder() // the first listing's order, made now
 	t.scheduleSave()
 	return true
