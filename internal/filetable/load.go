@@ -31,7 +31,14 @@ import (
 // ctx ends the load (it returns false, the table still new); a load
 // started at initialize (t.idleLoad) revalidates on idle threads.
 func (t *Table) load(ctx context.Context) bool {
-	s := t.readStore()
+	if !t.idleLoad {
+		// This call reads the file itself unless the idle read is done
+		// (decoded): that read stops at its next directory, so it holds
+		// neither a core nor the runtime's processor the call needs.
+		t.readYield.Store(true)
+		t.idleRead.raise()
+	}
+	s := t.readStore(nil)
 	if s == nil {
 		return false
 	}
@@ -49,13 +56,20 @@ func (t *Table) load(ctx context.Context) bool {
 		t.intern(r)
 	}
 	lazy := t.lazyLoad
-	verdicts, changed, err := revalidate(ctx, t, s, devOf(t.root), !lazy, t.idleLoad, t.loadMeter)
+	verdicts, changed, helped, err := revalidate(ctx, t, s, devOf(t.root), !lazy, t.idleLoad, t.loadMeter)
 	if err != nil {
 		t.forget(s)
 		if ctx.Err() == nil {
 			t.turnOff(err.Error())
 		}
 		return false
+	}
+	if !helped.IsZero() {
+		// A call finished the load, the directories it judged unwatched
+		// (lazy), each stamped after it came: it answers from them, and
+		// its BuildDeferred adds their watches, judging them against
+		// stamps taken since helped.
+		lazy, t.stampedAt = true, helped
 	}
 	t.unwatched = lazy
 	t.deferred = t.deferred || lazy
@@ -76,7 +90,7 @@ func (t *Table) load(ctx context.Context) bool {
 func (t *Table) settle(s *stored, verdicts []printVerdict, lazy bool) (same bool) {
 	same = true
 	for i, d := range s.dirs {
-		d.lazy = lazy
+		d.lazy = lazy && d.wd < 0
 		if d.wd >= 0 {
 			t.byWD[d.wd] = d
 		}
@@ -139,7 +153,7 @@ func (t *Table) watchLoaded() {
 			s.prints = append(s.prints, d.print)
 		}
 	})
-	verdicts, changed, err := revalidate(context.Background(), t, s, devOf(t.root), true, false, nil)
+	verdicts, changed, _, err := revalidate(context.Background(), t, s, devOf(t.root), true, false, nil)
 	if err != nil {
 		t.turnOff(err.Error()) // release, once it is off, closes the watcher and its watches
 		return
@@ -165,9 +179,12 @@ func (t *Table) watchLoaded() {
 // run on threads of idle priority (idleThread), and the work is
 // published in t.loading, so a call that comes meanwhile finishes it on
 // its own threads (loadPool.help) instead of waiting for idle ones; meter
-// counts the directories judged.
-func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch, idle bool, meter *progress.Meter) (verdicts []printVerdict, changed int, err error) {
-	p := &loadPool{t: t, s: s, rootDev: rootDev, watch: watch, meter: meter,
+// counts the directories judged. A call's helpers judge the directories
+// left without their watches (the table's first call leaves them to its
+// BuildDeferred, as a lazy load does): helped is when the first call
+// began to help (zero: none did).
+func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch, idle bool, meter *progress.Meter) (verdicts []printVerdict, changed int, helped time.Time, err error) {
+	p := &loadPool{t: t, s: s, rootDev: rootDev, watch: watch, onIdle: idle, meter: meter,
 		verdicts: make([]printVerdict, len(s.dirs)), finished: make(chan struct{}), aborted: make(chan struct{})}
 	if len(s.dirs) == 0 {
 		close(p.finished)
@@ -212,7 +229,10 @@ func revalidate(ctx context.Context, t *Table, s *stored, rootDev uint64, watch,
 		p.helpers.Wait()
 		p.idle.Wait()
 	}
-	return p.verdicts, int(p.nchanged.Load()), p.err
+	p.mu.Lock()
+	helped = p.helped
+	p.mu.Unlock()
+	return p.verdicts, int(p.nchanged.Load()), helped, p.err
 }
 
 // loadPool is one revalidation's directories and the workers judging
@@ -224,6 +244,7 @@ type loadPool struct {
 	s       *stored
 	rootDev uint64
 	watch   bool
+	onIdle  bool // the workers run on idle threads (a load at initialize)
 	meter   *progress.Meter
 
 	verdicts []printVerdict
@@ -237,10 +258,11 @@ type loadPool struct {
 	errOnce  sync.Once
 	err      error
 
-	mu    sync.Mutex
-	redo  []int // directories idle workers gave back
-	ended bool  // the revalidation failed: help starts no worker
-	tids  []int // the idle workers' threads
+	mu     sync.Mutex
+	redo   []int     // directories idle workers gave back
+	ended  bool      // the revalidation failed: help starts no worker
+	tids   []int     // the idle workers' threads
+	helped time.Time // when a call began to help (zero: none did)
 
 	idle    sync.WaitGroup // idle workers
 	helpers sync.WaitGroup // workers of the server's priority
@@ -264,7 +286,10 @@ func (p *loadPool) judge(i int, idle bool) {
 	if idle {
 		stop = &p.stop
 	}
-	v, n, err := revalidateDir(p.t, p.s, i, p.rootDev, p.watch, stop)
+	// A call's helper (not idle, on an idle pool) leaves the watch to
+	// the call's BuildDeferred.
+	watch := p.watch && (idle || !p.onIdle)
+	v, n, err := revalidateDir(p.t, p.s, i, p.rootDev, watch, stop)
 	p.nchanged.Add(int64(n))
 	switch {
 	case err == errGaveBack:
@@ -308,6 +333,9 @@ func (p *loadPool) help() {
 		// A thread that holds a directory gives it back sooner at the
 		// server's priority; only a privileged server may raise it.
 		unidleThread(tid)
+	}
+	if p.helped.IsZero() {
+		p.helped = time.Now() // before any stamp the helpers take
 	}
 	n := runtime.NumCPU()
 	p.helpers.Add(n + 1) // the workers, and this goroutine's redo below
@@ -443,12 +471,13 @@ func (t *Table) watchStored(d *dirNode, abs string, rootDev uint64, old dirPrint
 }
 
 // readStore returns the table persisted for t.root, or nil when there is
-// none or it cannot be used (a line says why, unless there is none).
-func (t *Table) readStore() *stored {
+// none or it cannot be used (a line says why, unless there is none), or
+// when stop (nil: never) was set while it decoded.
+func (t *Table) readStore(stop *atomic.Bool) *stored {
 	if s := t.decoded.Swap(nil); s != nil {
 		return s // a load started at initialize read it (Set.Prewarm)
 	}
-	if t.store == "" {
+	if t.store == "" || (stop != nil && stop.Load()) {
 		return nil
 	}
 	f, err := os.Open(t.store)
@@ -462,7 +491,10 @@ func (t *Table) readStore() *stored {
 	var s *stored
 	data, err := readAllOnce(f)
 	if err == nil {
-		s, err = decodeStore(data, t.root) // the table shares data
+		s, err = decodeStore(data, t.root, stop) // the table shares data
+	}
+	if err == errStopped {
+		return nil
 	}
 	if err != nil {
 		t.note("persisted file table %s ignored, walking the root: %v", t.store, err)

@@ -3,6 +3,7 @@ package filetable
 import (
 	"context"
 	"os"
+	"sync"
 
 	"github.com/toolrpc/toolrpc/internal/progress"
 	"github.com/toolrpc/toolrpc/walk"
@@ -54,8 +55,9 @@ func (s *Set) Prewarm(root string, then func(walk.Files)) bool {
 func (t *Table) prewarm(ctx context.Context) bool {
 	read := make(chan bool, 1)
 	go func() {
-		idleThread() // never unlocked: the thread ends with the goroutine
-		s := t.readStore()
+		t.idleRead.start(idleThread()) // never unlocked: the thread ends with the goroutine
+		s := t.readStore(&t.readYield)
+		t.idleRead.end()
 		if s != nil {
 			t.decoded.Store(s)
 		}
@@ -67,6 +69,7 @@ func (t *Table) prewarm(ctx context.Context) bool {
 			return false
 		}
 	case <-ctx.Done():
+		t.readYield.Store(true) // the read stops at its next directory
 		return false
 	}
 	t.mu.Lock()
@@ -90,9 +93,54 @@ func (t *Table) prewarm(ctx context.Context) bool {
 		t.decoded.Store(nil)
 		return false
 	}
+	if t.unwatched {
+		// A call finished the load: it answers from the table as from a
+		// lazy load, then its BuildDeferred adds the watches it left.
+		return false
+	}
 	t.sortedOrder() // the first listing's order, made now
 	t.scheduleSave()
 	return true
+}
+
+// idleReader is the idle thread that reads and decodes the stored table
+// for Prewarm, while it does.
+type idleReader struct {
+	mu     sync.Mutex
+	tid    int  // the thread (0: none reads now)
+	raised bool // a call loads the table: the thread runs at its priority
+}
+
+// start records that thread tid (an idleThread) reads now; it raises the
+// thread at once when a call came first.
+func (r *idleReader) start(tid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tid = tid
+	if r.raised {
+		unidleThread(tid)
+	}
+}
+
+// end records that the read is over; the thread is never raised after.
+func (r *idleReader) end() {
+	r.mu.Lock()
+	r.tid = 0
+	r.mu.Unlock()
+}
+
+// raise gives the reading thread the server's priority (where the kernel
+// allows, see unidleThread): a call that loads the table itself has told
+// the read to stop, and the thread, until it sees that, holds one of the
+// runtime's processors, which the call's goroutines and every
+// stop-the-world (a garbage collection's) wait for.
+func (r *idleReader) raise() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.raised = true
+	if r.tid != 0 {
+		unidleThread(r.tid)
+	}
 }
 
 // lockForCall takes t.mu for a listing: a revalidation on idle threads

@@ -37,9 +37,21 @@ func savedTree(t *testing.T, n int) (root, store string) {
 // only then), and counts the files they reached; it is undone with the
 // test.
 func holdIdle(t *testing.T) (reached *atomic.Int64, release func()) {
+	idleFileHook, reached, release = heldHook()
+	t.Cleanup(func() {
+		release()
+		idleFileHook = nil
+	})
+	return reached, release
+}
+
+// heldHook returns a hook for an idle thread's steps that waits until
+// release is called or the thread is told to stop, and counts the steps
+// reached.
+func heldHook() (hook func(stop *atomic.Bool), reached *atomic.Int64, release func()) {
 	gate := make(chan struct{})
 	reached = &atomic.Int64{}
-	idleFileHook = func(stop *atomic.Bool) {
+	hook = func(stop *atomic.Bool) {
 		reached.Add(1)
 		for !stop.Load() {
 			select {
@@ -50,12 +62,33 @@ func holdIdle(t *testing.T) (reached *atomic.Int64, release func()) {
 		}
 	}
 	var once sync.Once
-	release = func() { once.Do(func() { close(gate) }) }
-	t.Cleanup(func() {
-		release()
-		idleFileHook = nil
-	})
-	return reached, release
+	return hook, reached, func() { once.Do(func() { close(gate) }) }
+}
+
+// listedWhileHeld starts a load of root's stored table (Set.Prewarm)
+// and, once an idle thread is held (reached counts its steps), changes a
+// file and lists root on another goroutine: the listing must answer while
+// the thread stays held (a backstop of a minute, not a speed assertion),
+// equal to a cold walk. It returns the set, closed with the test.
+func listedWhileHeld(t *testing.T, root, store string, reached *atomic.Int64) *Set {
+	s := NewStoredSet([]string{root}, func(string) string { return store }, nil)
+	s.DeferBuilds()
+	t.Cleanup(s.Close)
+	require.True(t, s.Prewarm(root, nil))
+	for reached.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(tickGap)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d0/e0/f0.txt"), []byte("changed while an idle thread is held\n"), 0o644))
+	done := make(chan []walk.File, 1)
+	go func() { done <- setListed(t, s, root) }()
+	select {
+	case files := <-done:
+		require.Equal(t, walked(t, root), files)
+	case <-time.After(time.Minute):
+		t.Fatal("the listing waited for the held idle thread")
+	}
+	return s
 }
 
 // TestPrewarmLoads (issue 50): Prewarm loads a stored table in the
@@ -106,32 +139,25 @@ func TestPrewarmLoads(t *testing.T) {
 // while the load's idle workers are held (given a core only once told to
 // stop) finishes the load on its own goroutines: the idle workers give
 // back the directories they held at their next file, having judged none,
-// and the listing answers, equal to a cold walk.
+// and the listing answers, equal to a cold walk. As a lazy load's call,
+// it leaves the watches of the directories it judged to its
+// BuildDeferred, which adds them and sees a change made meanwhile.
 func TestPrewarmListingNeverWaitsForIdle(t *testing.T) {
 	exactStamps(t)
 	root, store := savedTree(t, 60)
 	reached, _ := holdIdle(t)
-	s := NewStoredSet([]string{root}, func(string) string { return store }, nil)
-	s.DeferBuilds()
-	t.Cleanup(s.Close)
-	require.True(t, s.Prewarm(root, nil))
-	for reached.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(tickGap)
-	require.NoError(t, os.WriteFile(filepath.Join(root, "d0/e0/f0.txt"), []byte("changed during the load\n"), 0o644))
-	done := make(chan []walk.File, 1)
-	go func() { done <- setListed(t, s, root) }()
-	select {
-	case files := <-done:
-		require.Equal(t, walked(t, root), files)
-	case <-time.After(time.Minute): // a backstop, not a speed assertion
-		t.Fatal("the listing waited for the held idle workers to finish the load")
-	}
+	s := listedWhileHeld(t, root, store, reached)
 	require.LessOrEqual(t, reached.Load(), int64(runtime.NumCPU()), "each idle worker reached one file, then gave its directory back")
 	st, _ := s.Stats(root)
-	require.Equal(t, st.Dirs, st.Watches)
 	require.Equal(t, 1, st.Loads)
+	require.Less(t, st.Watches, st.Dirs, "the call watched none of the directories it judged")
+
+	time.Sleep(tickGap)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d1/e1/f1.txt"), []byte("changed before the watches\n"), 0o644))
+	s.BuildDeferred(root)
+	require.Equal(t, walked(t, root), setListed(t, s, root)) // waits for the watches
+	st, _ = s.Stats(root)
+	require.Equal(t, st.Dirs, st.Watches, "BuildDeferred watched the rest")
 }
 
 // TestPrewarmEndsAtClose (issue 50): Close during a load ends it: the idle
@@ -163,4 +189,25 @@ func TestPrewarmEndsAtClose(t *testing.T) {
 	after, err := os.ReadFile(store)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "a load that was ended saves nothing")
+}
+
+// TestPrewarmListingStopsIdleRead (issue 50): a listing that comes while
+// the idle thread still decodes the stored table (held there: a thread
+// given a core only once told to stop) reads the table itself, as without
+// Prewarm, and answers, equal to a cold walk; the idle read stops at its
+// next directory, so it never decodes the table a second time beside the
+// call.
+func TestPrewarmListingStopsIdleRead(t *testing.T) {
+	exactStamps(t)
+	root, store := savedTree(t, 60)
+	hook, decoded, release := heldHook()
+	idleDecodeHook = hook
+	t.Cleanup(func() {
+		release()
+		idleDecodeHook = nil
+	})
+	s := listedWhileHeld(t, root, store, decoded)
+	release()
+	s.building.Wait() // the load's goroutine waits for the idle read to end
+	require.LessOrEqual(t, decoded.Load(), int64(2), "the idle read stopped at its next directory")
 }

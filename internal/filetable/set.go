@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/toolrpc/toolrpc/internal/logging"
 	"github.com/toolrpc/toolrpc/internal/progress"
@@ -72,12 +73,13 @@ func (s *Set) DeferBuilds() { s.deferBuilds = true }
 // its arguments; opts.Workers is ignored when the table answers.
 func (s *Set) Walk(ctx context.Context, opts walk.Options) (walk.Files, error) {
 	if s != nil && s.roots[opts.Boundary] {
+		came := time.Now() // before deferBuild, which may finish a load (lockForCall)
 		if s.deferBuilds {
 			if t := s.table(opts.Boundary); t != nil && t.deferBuild() {
 				return s.walkDeferred(ctx, opts)
 			}
 		}
-		files, ok, err := s.List(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Open: opts.Open, Excluded: opts.Excluded})
+		files, ok, err := s.list(ctx, opts.Boundary, Query{Start: opts.Start, Keep: opts.Keep, Dir: opts.Dir, Found: opts.Found, Open: opts.Open, Excluded: opts.Excluded}, came)
 		if err != nil || ok {
 			return files, err
 		}
@@ -133,11 +135,16 @@ func (s *Set) BuildDeferred(root string) {
 // List answers q from root's table, building it first if need be; see
 // Table.List. root is absolute and symlink-evaluated.
 func (s *Set) List(ctx context.Context, root string, q Query) (walk.Files, bool, error) {
+	return s.list(ctx, root, q, time.Now())
+}
+
+// list is List of a call that came at came.
+func (s *Set) list(ctx context.Context, root string, q Query, came time.Time) (walk.Files, bool, error) {
 	t := s.table(root)
 	if t == nil {
 		return nil, false, nil
 	}
-	files, ok, err := t.List(ctx, q)
+	files, ok, err := t.listAt(ctx, q, came)
 	if !ok && t.Stats().State == "gone" {
 		s.mu.Lock()
 		if s.tables[root] == t {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/toolrpc/toolrpc/internal/gitignore"
@@ -32,6 +33,9 @@ const (
 
 // errStore reports a persisted table that cannot be used.
 var errStore = errors.New("persisted file table is damaged or of another version")
+
+// errStopped is decodeStore's error when it was told to stop.
+var errStopped = errors.New("decoding stopped")
 
 // enc appends the format's values to b.
 type enc struct{ b []byte }
@@ -69,8 +73,25 @@ func (e *enc) dirPrint(p dirPrint) {
 // dec reads the format's values from b; the first error sticks and every
 // later value is zero.
 type dec struct {
-	b   []byte
-	err error
+	b    []byte
+	err  error
+	stop *atomic.Bool // when set, decoding ends with errStopped (nil: never)
+}
+
+// idleDecodeHook, when set (tests), runs before each directory a decoder
+// that can be stopped decodes (the idle read of Set.Prewarm): it stands for
+// a thread that is not given a core.
+var idleDecodeHook func(stop *atomic.Bool)
+
+// stopped reports whether d was told to stop, ending it with errStopped.
+func (d *dec) stopped() bool {
+	if d.stop != nil && idleDecodeHook != nil {
+		idleDecodeHook(d.stop)
+	}
+	if d.stop != nil && d.err == nil && d.stop.Load() {
+		d.err = errStopped
+	}
+	return d.err != nil
 }
 
 func (d *dec) uint() uint64 { return varint(d, binary.Uvarint) }
@@ -186,7 +207,10 @@ type stored struct {
 // the table it returns share data's memory instead of each holding a copy
 // (a name a file, 78k of them on a large tree): data must never be modified
 // afterwards.
-func decodeStore(data []byte, root string) (*stored, error) {
+func decodeStore(data []byte, root string, stop *atomic.Bool) (*stored, error) {
+	if stop != nil && stop.Load() {
+		return nil, errStopped
+	}
 	if len(data) < len(storeMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(storeMagic)) {
 		return nil, errStore
 	}
@@ -194,7 +218,7 @@ func decodeStore(data []byte, root string) (*stored, error) {
 	if h := sha256.Sum256(body); !bytes.Equal(h[:], sum) {
 		return nil, errStore
 	}
-	d := &dec{b: body[len(storeMagic):]}
+	d := &dec{b: body[len(storeMagic):], stop: stop}
 	if d.uint() != storeVersion || d.str() != root {
 		return nil, errStore
 	}
@@ -208,7 +232,13 @@ func decodeStore(data []byte, root string) (*stored, error) {
 	s.decodeDirs(d)
 	s.prints = make([]dirPrint, len(s.dirs))
 	for i := range s.prints {
+		if d.stopped() {
+			return nil, d.err
+		}
 		s.prints[i] = d.dirPrint()
+	}
+	if d.err == errStopped {
+		return nil, d.err
 	}
 	if d.err != nil || len(d.b) != 0 || len(s.dirs) == 0 {
 		return nil, errStore
@@ -221,6 +251,9 @@ func (s *stored) decodeDirs(d *dec) {
 	n := d.count()
 	s.dirs = make([]*dirNode, 0, n)
 	for i := range n {
+		if d.stopped() {
+			return
+		}
 		p, name := d.uint(), d.str()
 		if d.err != nil || (i == 0) != (p == 0) || p > uint64(i) || (i > 0 && !validName(name)) {
 			d.err = errStore

@@ -96,6 +96,8 @@ type Table struct {
 	loading   atomic.Pointer[loadPool]
 	decoded   atomic.Pointer[stored]
 	waiting   atomic.Int32
+	readYield atomic.Bool // a listing loads the table: the idle read stops
+	idleRead  idleReader  // the idle read's thread, which that listing raises
 
 	// outside is what outsidePrint said right after the watches outside
 	// the tree were added (outsideOK false: the table is not persisted);
