@@ -59,6 +59,12 @@ func eofCalls(n int, mark string) []eofCall {
 func TestMCP_EOFAnswersWhatWasRead(t *testing.T) {
 	for _, n := range []int{1, 3, 50} {
 		t.Run(fmt.Sprintf("%d calls", n), func(t *testing.T) {
+			if n > 3 {
+				// Seen once, in CI on 2026-12-06 (beside the ssh and podman
+				// re-runs): the Wine process ended by a signal at exit, with
+				// nothing on stderr, after answering; not reproduced since.
+				skipOnWine(t, "Wine 8 once ended the process by a signal at exit after 50 pipelined calls; the 1- and 3-call cases run")
+			}
 			mark := newMark(t)
 			p := mcpPipeStart(t, true)
 			calls := eofCalls(n, mark)
