@@ -155,10 +155,15 @@ const emacsUnsavedScenario = `
 // text typed into an Emacs buffer and not saved is what tools/grep finds
 // and tools/read shows (source editor, unsaved), while bash is told it
 // sees the disk.
-func TestEditorEmacs_UnsavedTextSeen(t *testing.T) {
+func TestEditorEmacs_UnsavedTextSeen(t *testing.T) { emacsUnsavedSeen(t, emacsEglot) }
+
+// emacsUnsavedSeen runs emacsUnsavedScenario in an Emacs attached to the
+// server by client (the docs' eglot or lsp-mode block) and checks what the
+// tools saw.
+func emacsUnsavedSeen(t *testing.T, client emacsClient) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a.txt": "alpha\nbeta\ngamma\n", "b.txt": "other\n"})
-	got := runEmacs(t, emacsEglot, root, emacsUnsavedScenario)
+	got := runEmacs(t, client, root, emacsUnsavedScenario)
 	checkUnsavedSeen(t, got, root, "typed by the 😀 user")
 	require.True(t, nvimGet[bool](t, got, "modified"))
 }
@@ -277,13 +282,7 @@ func TestEditorEmacs_StaleVersionRefused(t *testing.T) {
 // lsp-mode: text typed into an Emacs buffer and not saved is what
 // tools/grep finds and tools/read shows, while bash is told it sees the
 // disk.
-func TestEditorEmacs_LSPModeUnsavedTextSeen(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.txt": "alpha\nbeta\ngamma\n", "b.txt": "other\n"})
-	got := runEmacs(t, emacsLSPMode, root, emacsUnsavedScenario)
-	checkUnsavedSeen(t, got, root, "typed by the 😀 user")
-	require.True(t, nvimGet[bool](t, got, "modified"))
-}
+func TestEditorEmacs_LSPModeUnsavedTextSeen(t *testing.T) { emacsUnsavedSeen(t, emacsLSPMode) }
 
 // TestEditorEmacs_LSPModeEditUndoableStaleRefused checks SPEC §15 (edits,
 // position encodings) with lsp-mode: the docs' block offers utf-32 (lsp-mode
