@@ -84,6 +84,7 @@ var podmanExceptions = []string{
 	"TestDialect", "TestApplyPatch", "TestStrReplace", "TestInsertTakes", "TestGemini", "TestToolset",
 	"TestMCPToolset", "TestEveryDialect", "TestAnthropicBash", "TestCodexExec", "TestPrewarm",
 	"TestSession_StatePersists$", // its venv case needs python3, which the minimal image lacks
+	"TestNPM_",                   // the npm packages start their own binary, found by the client; no -bin, no transport
 }
 
 // TestContainer_SuiteOverPodman re-runs this test binary — the whole suite —

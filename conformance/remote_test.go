@@ -76,6 +76,7 @@ var sshExceptions = []string{
 	// trees killed at the far end) is what the rest of the re-run checks.
 	"TestDialect", "TestApplyPatch", "TestStrReplace", "TestInsertTakes", "TestGemini", "TestToolset",
 	"TestMCPToolset", "TestEveryDialect", "TestAnthropicBash", "TestCodexExec", "TestPrewarm", "TestSession_",
+	"TestNPM_", // the npm packages start their own binary, found by the client; no -bin, no transport
 }
 
 // killedStatus is the status waitExit reports for a server killed by sig:

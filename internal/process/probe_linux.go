@@ -61,6 +61,7 @@ func (tg target) queued() int {
 			return 0
 		}
 		defer unix.Close(fd)
+		settleQueue(fd)
 	}
 	if fd < 0 {
 		return 0

@@ -40,9 +40,20 @@ func signalForeground(master, shellPid int, sig syscall.Signal) {
 
 // masterUnread returns the bytes the pty holds for its master to read.
 func masterUnread(master int) int {
+	settleQueue(master)
 	n, err := unix.IoctlGetInt(master, fionread)
 	if err != nil {
 		return 0
 	}
 	return n
+}
+
+// settleQueue makes a tty's input queue count everything written to it. On
+// Linux what one side of a pty writes reaches the other side's queue from a
+// kernel work queue, which a loaded machine runs late: until then TIOCINQ
+// does not see it, and a prompt could be reported before its text. poll(2)
+// on the tty runs that pending work first (n_tty_poll flushes it); on other
+// systems it only looks.
+func settleQueue(fd int) {
+	_, _ = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 0)
 }
