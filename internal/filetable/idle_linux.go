@@ -30,10 +30,12 @@ func idleThread() int {
 // unidleThread gives thread tid (an idleThread) back the normal policy and
 // nice 0, so a call that waits for it is not held up by its priority. The
 // kernel allows it only to a process with CAP_SYS_NICE (or an RLIMIT_NICE
-// of 20); elsewhere it does nothing.
-func unidleThread(tid int) {
+// of 20); elsewhere it does nothing. It reports whether the kernel gave
+// the thread the normal policy back.
+func unidleThread(tid int) bool {
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-	_ = unix.SchedSetAttr(tid, &attr, 0)
+	err := unix.SchedSetAttr(tid, &attr, 0)
 	const ioprioWhoProcess, ioprioClassBE, ioprioClassShift = 1, 2, 13
 	_, _, _ = unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), ioprioClassBE<<ioprioClassShift|4)
+	return err == nil
 }

@@ -31,12 +31,13 @@ import (
 // ctx ends the load (it returns false, the table still new); a load
 // started at initialize (t.idleLoad) revalidates on idle threads.
 func (t *Table) load(ctx context.Context) bool {
-	if !t.idleLoad {
+	if !t.idleLoad && !t.idleRead.raise() {
 		// This call reads the file itself unless the idle read is done
 		// (decoded): that read stops at its next directory, so it holds
 		// neither a core nor the runtime's processor the call needs.
+		// (Where the read could be raised to the call's priority, the call
+		// waited for it instead and takes what it decoded.)
 		t.readYield.Store(true)
-		t.idleRead.raise()
 	}
 	s := t.readStore(nil)
 	if s == nil {

@@ -57,10 +57,10 @@ func (t *Table) prewarm(ctx context.Context) bool {
 	go func() {
 		t.idleRead.start(idleThread()) // never unlocked: the thread ends with the goroutine
 		s := t.readStore(&t.readYield)
-		t.idleRead.end()
 		if s != nil {
 			t.decoded.Store(s)
 		}
+		t.idleRead.end() // after decoded is set: a call that waits takes it
 		read <- s != nil
 	}()
 	select {
@@ -103,12 +103,16 @@ func (t *Table) prewarm(ctx context.Context) bool {
 	return true
 }
 
+// raiseThread is unidleThread; tests stand in for the kernel's answer.
+var raiseThread = unidleThread
+
 // idleReader is the idle thread that reads and decodes the stored table
 // for Prewarm, while it does.
 type idleReader struct {
 	mu     sync.Mutex
-	tid    int  // the thread (0: none reads now)
-	raised bool // a call loads the table: the thread runs at its priority
+	tid    int           // the thread (0: none reads now)
+	done   chan struct{} // closed when that read ends
+	raised bool          // a call loads the table: the thread runs at its priority
 }
 
 // start records that thread tid (an idleThread) reads now; it raises the
@@ -116,9 +120,9 @@ type idleReader struct {
 func (r *idleReader) start(tid int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tid = tid
+	r.tid, r.done = tid, make(chan struct{})
 	if r.raised {
-		unidleThread(tid)
+		raiseThread(tid)
 	}
 }
 
@@ -126,21 +130,33 @@ func (r *idleReader) start(tid int) {
 func (r *idleReader) end() {
 	r.mu.Lock()
 	r.tid = 0
+	if r.done != nil {
+		close(r.done)
+	}
 	r.mu.Unlock()
 }
 
 // raise gives the reading thread the server's priority (where the kernel
-// allows, see unidleThread): a call that loads the table itself has told
-// the read to stop, and the thread, until it sees that, holds one of the
-// runtime's processors, which the call's goroutines and every
-// stop-the-world (a garbage collection's) wait for.
-func (r *idleReader) raise() {
+// allows, see unidleThread), for a call that loads the table. When the
+// kernel allowed it for a read under way, raise waits for that read to end
+// and reports true: the read goes on as fast as the call's own would, and
+// the call takes what it decoded (Table.decoded) instead of reading the
+// file again. Otherwise it reports false, and the call, which reads the
+// file itself, must tell the idle read to stop (readYield): until the
+// thread sees that, it holds one of the runtime's processors, which the
+// call's goroutines and every stop-the-world (a garbage collection's)
+// wait for.
+func (r *idleReader) raise() bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.raised = true
-	if r.tid != 0 {
-		unidleThread(r.tid)
+	if r.tid == 0 || !raiseThread(r.tid) {
+		r.mu.Unlock()
+		return false
 	}
+	done := r.done
+	r.mu.Unlock()
+	<-done
+	return true
 }
 
 // lockForCall takes t.mu for a listing: a revalidation on idle threads

@@ -193,13 +193,16 @@ func TestPrewarmEndsAtClose(t *testing.T) {
 
 // TestPrewarmListingStopsIdleRead (issue 50): a listing that comes while
 // the idle thread still decodes the stored table (held there: a thread
-// given a core only once told to stop) reads the table itself, as without
+// given a core only once told to stop), and whose priority the kernel
+// does not let the server raise, reads the table itself, as without
 // Prewarm, and answers, equal to a cold walk; the idle read stops at its
 // next directory, so it never decodes the table a second time beside the
 // call.
 func TestPrewarmListingStopsIdleRead(t *testing.T) {
 	exactStamps(t)
 	root, store := savedTree(t, 60)
+	raiseThread = func(int) bool { return false }
+	t.Cleanup(func() { raiseThread = unidleThread })
 	hook, decoded, release := heldHook()
 	idleDecodeHook = hook
 	t.Cleanup(func() {
@@ -210,4 +213,32 @@ func TestPrewarmListingStopsIdleRead(t *testing.T) {
 	release()
 	s.building.Wait() // the load's goroutine waits for the idle read to end
 	require.LessOrEqual(t, decoded.Load(), int64(2), "the idle read stopped at its next directory")
+}
+
+// TestPrewarmListingWaitsForRaisedRead (issue 50): a listing that comes
+// while the idle thread still decodes the stored table, where the kernel
+// lets the server give that thread its own priority (the thread, held
+// until then, runs once raised), waits for that read and takes what it
+// decoded: the idle read decodes every directory, the call reads the file
+// no second time, and the listing equals a cold walk. Before, the read was
+// stopped at its next directory and the call decoded the table again.
+func TestPrewarmListingWaitsForRaisedRead(t *testing.T) {
+	exactStamps(t)
+	root, store := savedTree(t, 60)
+	var raised atomic.Bool
+	raiseThread = func(int) bool { raised.Store(true); return true }
+	t.Cleanup(func() { raiseThread = unidleThread })
+	decoded := &atomic.Int64{}
+	idleDecodeHook = func(stop *atomic.Bool) {
+		decoded.Add(1)
+		for !stop.Load() && !raised.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	t.Cleanup(func() { idleDecodeHook = nil })
+	s := listedWhileHeld(t, root, store, decoded)
+	require.True(t, raised.Load())
+	st, _ := s.Stats(root)
+	require.Equal(t, 1, st.Loads)
+	require.GreaterOrEqual(t, decoded.Load(), int64(st.Dirs), "the idle read decoded every directory")
 }
