@@ -76,12 +76,18 @@ async function scenario() {
   // An edit through the editor, and VS Code's undo.
   const e = out.undo = {};
   e.read = await call('tools/read', { path: 'a.txt' });
-  const edit = (r) => ({ path: 'a.txt', tag: r.result && r.result.tag,
-    ops: [{ op: 'replace', start: 2, lines: ['BETA by the 😀 agent'] }] });
-  e.edit = await call('tools/edit', edit(e.read));
+  const edit = (r, line) => ({ path: 'a.txt', tag: r.result && r.result.tag,
+    ops: [{ op: 'replace', start: 2, lines: [line || 'BETA by the 😀 agent'] }] });
+  e.encoding = client.initializeResult.capabilities.positionEncoding;
+  e.edit1 = await call('tools/edit', edit(e.read));
+  e.buffer1 = doc.getText();
+  // The second edit appends after the emoji: its position counts UTF-16.
+  e.edit = await call('tools/edit', edit(e.edit1, 'BETA by the 😀 agent, twice'));
   e.buffer = doc.getText();
   e.modified = doc.isDirty;
   e.readEdited = await call('tools/read', { path: 'a.txt' });
+  await vscode.commands.executeCommand('undo');
+  e.undoneOnce = doc.getText();
   await vscode.commands.executeCommand('undo');
   e.undone = doc.getText();
   e.modifiedUndone = doc.isDirty;
@@ -251,13 +257,7 @@ func TestEditorVSCode(t *testing.T) {
 
 	// The block's own tools/grep call, made right after client.start().
 	t.Run("BlockCallsTheTools", func(t *testing.T) {
-		hits := nvimResult[struct {
-			Matches []struct {
-				Path string `json:"path"`
-				Line int    `json:"line"`
-				Text string `json:"text"`
-			} `json:"matches"`
-		}](t, got, "hits")
+		hits := nvimResult[editorGrep](t, got, "hits")
 		require.Len(t, hits.Matches, 1)
 		require.Equal(t, "todo.txt", hits.Matches[0].Path)
 		require.Equal(t, 2, hits.Matches[0].Line)
@@ -274,29 +274,24 @@ func TestEditorVSCode(t *testing.T) {
 	})
 
 	// tools/edit of an open file arrives as a workspace/applyEdit that
-	// changes the VS Code buffer (positions in UTF-16, VS Code's only
-	// encoding) and not the disk; VS Code's undo takes it back.
+	// changes the VS Code buffer and not the disk, at positions counted in
+	// UTF-16 (VS Code's only encoding; the second edit lands after an
+	// emoji); each of VS Code's undos takes one edit back.
 	t.Run("EditInBufferUndoable", func(t *testing.T) {
 		e := vscodePart(t, got, "undo")
-		checkEditUndone(t, e, root, "alpha\nbeta\ngamma\n", "BETA by the 😀 agent")
-		require.Equal(t, "alpha\nBETA by the 😀 agent\ngamma\n", nvimGet[string](t, e, "buffer"))
+		require.Equal(t, "utf-16", nvimGet[string](t, e, "encoding"))
+		require.Equal(t, "alpha\nBETA by the 😀 agent\ngamma\n", nvimGet[string](t, e, "buffer1"))
+		checkEditUndone(t, e, root, "alpha\nbeta\ngamma\n", "BETA by the 😀 agent, twice")
+		require.Equal(t, "alpha\nBETA by the 😀 agent, twice\ngamma\n", nvimGet[string](t, e, "buffer"))
 		require.True(t, nvimGet[bool](t, e, "modified"))
+		require.Equal(t, "alpha\nBETA by the 😀 agent\ngamma\n", nvimGet[string](t, e, "undoneOnce"), "one undo takes one edit back")
 		require.Equal(t, "alpha\nbeta\ngamma\n", nvimGet[string](t, e, "undone"))
-		require.False(t, nvimGet[bool](t, e, "modifiedUndone"), "one undo takes the whole edit back")
+		require.False(t, nvimGet[bool](t, e, "modifiedUndone"), "two undos take both edits back")
 	})
 
 	// An edit made against text the user has since typed is STALE_TAG with
 	// the buffer's tag, and nothing is applied.
 	t.Run("StaleVersionRefused", func(t *testing.T) {
-		s := vscodePart(t, got, "stale")
-		kind, raw := nvimErrKind(t, s, "edit")
-		require.Equal(t, "STALE_TAG", kind, "%s", raw)
-		var d struct {
-			Tag string `json:"tag"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &d))
-		require.Equal(t, nvimResult[editorRead](t, s, "read").Tag, d.Tag, "STALE_TAG names the buffer's current tag")
-		require.Equal(t, "typed alpha\nbeta\ngamma\n", nvimGet[string](t, s, "buffer"), "nothing of the edit applied")
-		require.Equal(t, "alpha\nbeta\ngamma\n", readFile(t, filepath.Join(root, "a.txt")))
+		checkStaleRefused(t, vscodePart(t, got, "stale"), root, "edit", "read", "buffer", "typed alpha\nbeta\ngamma\n", "alpha\nbeta\ngamma\n")
 	})
 }
