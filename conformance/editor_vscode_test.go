@@ -238,6 +238,14 @@ func runVSCode(t *testing.T, root string) map[string]json.RawMessage {
 	drive := exec.CommandContext(ctx, node, driver, url, outFile)
 	drive.Env = append(os.Environ(), "PLAYWRIGHT="+filepath.Join(cache, "node_modules", "playwright-core"),
 		"CHROMIUM="+chromium, "HOME="+t.TempDir())
+	// chromium, too, is ended whole, even when the driver is killed.
+	drive.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	drive.Cancel = func() error { return syscall.Kill(-drive.Process.Pid, syscall.SIGKILL) }
+	defer func() {
+		if drive.Process != nil {
+			_ = syscall.Kill(-drive.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	got := runEditor(t, drive, outFile)
 	require.NotContains(t, got, "error", "the extension failed: %s", got["error"])
 	return got
