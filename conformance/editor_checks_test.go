@@ -37,19 +37,40 @@ func runEditor(t *testing.T, cmd *exec.Cmd, outFile string) map[string]json.RawM
 	return got
 }
 
+// editorGrep is a tools/grep result in content mode.
+type editorGrep struct {
+	Matches []struct {
+		Path string `json:"path"`
+		Line int    `json:"line"`
+		Text string `json:"text"`
+	} `json:"matches"`
+}
+
+// checkStaleRefused checks a scenario that logged a tools/edit of root's
+// a.txt made against text the user has since typed (edit), the buffer after
+// it (buffer, want) and a tools/read of a.txt after it (read): the edit is
+// STALE_TAG with the buffer's tag, nothing of it is applied, and the disk
+// still holds disk.
+func checkStaleRefused(t *testing.T, got map[string]json.RawMessage, root, edit, read, buffer, want, disk string) {
+	t.Helper()
+	kind, raw := nvimErrKind(t, got, edit)
+	require.Equal(t, "STALE_TAG", kind, "%s", raw)
+	var d struct {
+		Tag string `json:"tag"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &d))
+	require.Equal(t, nvimResult[editorRead](t, got, read).Tag, d.Tag, "STALE_TAG names the buffer's current tag")
+	require.Equal(t, want, nvimGet[string](t, got, buffer), "nothing of the edit applied")
+	require.Equal(t, disk, readFile(t, filepath.Join(root, "a.txt")))
+}
+
 // checkUnsavedSeen checks a scenario that replaced line 2 of root's a.txt
 // ("alpha\nbeta\ngamma\n") with typed, left it unsaved, and logged
 // tools/grep for "typed" (grep, content; count, count), for "beta" (stale),
 // tools/read of a.txt (read) and tools/bash `cat a.txt` (bash).
 func checkUnsavedSeen(t *testing.T, got map[string]json.RawMessage, root, typed string) {
 	t.Helper()
-	grep := nvimResult[struct {
-		Matches []struct {
-			Path string `json:"path"`
-			Line int    `json:"line"`
-			Text string `json:"text"`
-		} `json:"matches"`
-	}](t, got, "grep")
+	grep := nvimResult[editorGrep](t, got, "grep")
 	require.Len(t, grep.Matches, 1)
 	require.Equal(t, "a.txt", grep.Matches[0].Path)
 	require.Equal(t, 2, grep.Matches[0].Line)

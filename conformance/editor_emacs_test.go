@@ -323,13 +323,5 @@ func TestEditorEmacs_LSPModeEditUndoableStaleRefused(t *testing.T) {
 	require.Equal(t, "alpha\nx😀 beta\ngamma\n", nvimGet[string](t, got, "undone"))
 	require.False(t, nvimGet[bool](t, got, "modifiedUndone"), "one undo takes the whole edit back")
 
-	kind, raw := nvimErrKind(t, got, "typedEdit")
-	require.Equal(t, "STALE_TAG", kind, "%s", raw)
-	var d struct {
-		Tag string `json:"tag"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &d))
-	require.Equal(t, nvimResult[editorRead](t, got, "readTyped").Tag, d.Tag, "STALE_TAG names the buffer's current tag")
-	require.Equal(t, "typed alpha\nx😀 beta\ngamma\n", nvimGet[string](t, got, "bufferTyped"), "nothing of the edit applied")
-	require.Equal(t, "alpha\nx😀 beta\ngamma\n", readFile(t, filepath.Join(root, "a.txt")))
+	checkStaleRefused(t, got, root, "typedEdit", "readTyped", "bufferTyped", "typed alpha\nx😀 beta\ngamma\n", "alpha\nx😀 beta\ngamma\n")
 }
