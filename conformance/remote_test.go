@@ -126,7 +126,8 @@ var helperTests = regexp.MustCompile(`^(TestHostDeathHelper|TestRemote_RetryHelp
 // is "always", else once (it then makes the file it names).
 const retryHelperEnv = "TOOLRPC_RETRY_HELPER"
 
-// TestRemote_RetryHelper is run only by TestRemote_ReRunRetriesAloneOnce.
+// TestRemote_RetryHelper is run only by TestRemote_ReRunRetriesAloneOnce
+// (SPEC §12: the suite's re-runs through a transport).
 func TestRemote_RetryHelper(t *testing.T) {
 	mode := os.Getenv(retryHelperEnv)
 	if mode == "" {
@@ -143,7 +144,8 @@ func TestRemote_RetryHelper(t *testing.T) {
 
 // TestRemote_ReRunRetriesAloneOnce: a test that fails in a re-run of the
 // suite passes the re-run when it passes run again alone, and is named as
-// retried; one that fails alone too fails the re-run, named.
+// retried; one that fails alone too fails the re-run, named. Checks the
+// harness of SPEC §12's re-runs of the suite through a transport.
 func TestRemote_ReRunRetriesAloneOnce(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "failed-once")
 	ran, retried, _, err := reRun(t, "local", bin, "^TestRemote_RetryHelper$", nil, retryHelperEnv+"="+marker)
