@@ -451,7 +451,9 @@ func abortTrees(t *testing.T, s *server) {
 				"workDoneToken": token,
 			})
 			require.Eventually(t, func() bool { return len(markHolders(mark)) >= tc.procs+1 }, time.Minute, 5*time.Millisecond)
-			require.Eventually(t, func() bool { return len(s.progress(bashToken(token))) > 0 }, time.Minute, 5*time.Millisecond)
+			// The loop has printed a tick: a loaded machine could otherwise
+			// cancel between "started" and the first one (CI, load 12).
+			require.Eventually(t, func() bool { return strings.HasPrefix(streamedStdout(s, bashToken(token)), "started\ntick\n") }, time.Minute, 5*time.Millisecond)
 			s.notify(t, "$/cancelRequest", map[string]any{"id": id})
 			reply := s.wait(t, id)
 			require.Empty(t, markHolders(mark), "no process of the call survives the reply")
@@ -466,6 +468,19 @@ func abortTrees(t *testing.T, s *server) {
 			requireNoProgressAfterReply(t, s, bashToken(token), id)
 		})
 	}
+}
+
+// streamedStdout is the stdout the bashChunks of token carried so far, in
+// the order they came (a chunk that does not decode is left out).
+func streamedStdout(s *server, token json.RawMessage) string {
+	var b strings.Builder
+	for _, v := range s.progress(token) {
+		var c bashChunk
+		if json.Unmarshal(v, &c) == nil && c.Stream == "stdout" {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
 }
 
 func bashToken(v any) json.RawMessage {
